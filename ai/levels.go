@@ -1,0 +1,9 @@
+package ai
+
+// builtins lists the levels every Registry starts with, weakest first.
+func builtins() []Level {
+	return []Level{
+		{Name: "random", Summary: "plays a uniformly random legal move", New: func(o Options) (Player, error) { return NewRandom(o), nil }},
+		{Name: "easy", Summary: "wins if it can, else blocks, else plays at random", New: func(o Options) (Player, error) { return NewEasy(o), nil }},
+	}
+}

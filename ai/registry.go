@@ -1,0 +1,69 @@
+package ai
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Level is a named kind of player and how to build one.
+type Level struct {
+	// Name is what users type: "random", "easy", "minimax", ...
+	Name string
+	// Summary is a one-line description for help texts.
+	Summary string
+	// New builds a player with the given options.
+	New func(o Options) (Player, error)
+}
+
+// Registry maps level names to levels. NewRegistry fills it with the
+// built-in levels; other packages add theirs (the networks) with Register.
+// A Registry is not safe for concurrent Register calls; register at start-up.
+type Registry struct {
+	levels map[string]Level
+}
+
+// NewRegistry returns a registry holding the built-in levels.
+func NewRegistry() *Registry {
+	r := &Registry{levels: map[string]Level{}}
+	for _, l := range builtins() {
+		r.levels[l.Name] = l
+	}
+	return r
+}
+
+// Register adds a level, replacing any level of the same name.
+func (r *Registry) Register(l Level) {
+	r.levels[strings.ToLower(l.Name)] = l
+}
+
+// Levels returns the registered levels sorted by name.
+func (r *Registry) Levels() []Level {
+	out := make([]Level, 0, len(r.levels))
+	for _, l := range r.levels {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the registered level names, sorted.
+func (r *Registry) Names() []string {
+	var out []string
+	for _, l := range r.Levels() {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+// New builds a player of the named level (case is ignored).
+func (r *Registry) New(name string, o Options) (Player, error) {
+	l, ok := r.levels[strings.ToLower(strings.TrimSpace(name))]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q; the levels are %s", ErrUnknownLevel, name, strings.Join(r.Names(), ", "))
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return l.New(o)
+}

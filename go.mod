@@ -1,0 +1,3 @@
+module github.com/tttbot/ttt-bot
+
+go 1.26.8

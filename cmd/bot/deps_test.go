@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestPackageGraph enforces the import rules of shared/STYLE.md with go list:
+// game imports only the standard library; ai imports game (and its own
+// subpackages); persistence imports game and third-party code; nothing
+// imports bot except cmd/bot, and nothing imports cmd/bot.
+func TestPackageGraph(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	mod := strings.TrimSpace(string(out))
+
+	// Each rule: a package tree and the trees of this module it may reach.
+	// nil third-party means only the standard library besides those trees.
+	rules := []struct {
+		tree       string
+		may        []string
+		thirdParty bool
+	}{
+		{tree: "game"},
+		{tree: "ai", may: []string{"game"}},
+		{tree: "persistence", may: []string{"game"}, thirdParty: true},
+		{tree: "weights"},
+	}
+	for _, r := range rules {
+		t.Run(r.tree, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join("../..", r.tree)); errors.Is(err, fs.ErrNotExist) {
+				t.Logf("%s does not exist yet; nothing to check", r.tree)
+				return
+			}
+			cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "./"+r.tree+"/...")
+			cmd.Dir = "../.."
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list %s: %v\n%s", r.tree, err, stderr.String())
+			}
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			for sc.Scan() {
+				path, std, _ := strings.Cut(sc.Text(), " ")
+				if std == "true" {
+					continue
+				}
+				rel, ours := strings.CutPrefix(path, mod+"/")
+				if !ours {
+					if !r.thirdParty {
+						t.Errorf("%s depends on %s; STYLE.md allows it the standard library only", r.tree, path)
+					}
+					continue
+				}
+				if !within(rel, r.tree) && !withinAny(rel, r.may) {
+					t.Errorf("%s depends on %s; STYLE.md allows it only %v", r.tree, rel, append([]string{r.tree}, r.may...))
+				}
+			}
+		})
+	}
+
+	t.Run("nothing imports bot or cmd", func(t *testing.T) {
+		cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+		cmd.Dir = "../.."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			importer := strings.TrimPrefix(f[0], mod+"/")
+			for _, imp := range f[1:] {
+				rel, ours := strings.CutPrefix(imp, mod+"/")
+				if !ours {
+					continue
+				}
+				if within(rel, "cmd") || (within(rel, "bot") && !within(importer, "cmd/bot") && !within(importer, "bot")) {
+					t.Errorf("%s imports %s; nothing may import cmd/, and only cmd/bot may import bot", importer, rel)
+				}
+			}
+		}
+	})
+}
+
+func within(pkg, tree string) bool { return pkg == tree || strings.HasPrefix(pkg, tree+"/") }
+
+func withinAny(pkg string, trees []string) bool {
+	for _, t := range trees {
+		if within(pkg, t) {
+			return true
+		}
+	}
+	return false
+}

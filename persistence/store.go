@@ -22,8 +22,8 @@ type Options struct {
 	IdleTTL time.Duration
 	// ChallengeTTL is how long an open challenge waits; default 5 minutes.
 	ChallengeTTL time.Duration
-	// OneGamePerChannel, when true (the default unless AllowManyGames is
-	// set), lets a player have at most one active game per channel.
+	// AllowManyGames lifts the default rule that a player has at most one
+	// active game (or open challenge) per channel.
 	AllowManyGames bool
 
 	// CorpusMaxLen trims each rules' corpus stream to about this many

@@ -1,0 +1,338 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tttbot/ttt-bot/game"
+)
+
+// DefaultPerfectBudget is the thinking time per move of a Perfect player
+// whose Options.Budget is 0, chosen so that moves come back within a
+// second.
+const DefaultPerfectBudget = 800 * time.Millisecond
+
+// perfectNoise is the prior probability, in Perfect's opponent model, that
+// the opponent plays uniformly at random rather than by the "easy" policy
+// (win if possible, else block, else any move that does not lose at once).
+// The model updates it from the opponent's moves as the game goes on. It
+// was tuned on 3x3, where it gets within a few games in a thousand of the
+// best possible results against both easy and random.
+const perfectNoise = 0.5
+
+// Perfect plays exactly: it never gives up the game-theoretic value of the
+// position, found by a Solver whose table it keeps between moves. Among
+// the moves that keep the value it plays to win against a fallible
+// opponent: it prefers the move with the best expected result against a
+// model of a fallible opponent (expectimax, searched ever deeper within the
+// time budget), then the fastest win or slowest loss, and picks among
+// equals at random. The model opponent is either a random mover or one
+// that wins when it can, blocks when it must and otherwise moves at
+// random; which of the two it is, the model infers from the moves it sees,
+// starting from even odds.
+//
+// The solve gets about 70% of the budget. Where the value of every move
+// is out of reach in that time but the value of the position is not (as
+// on the empty 6x6 board), it plays the move that the solver found keeps
+// the value, still exactly but without the preferences above. Where even
+// the value is out of reach (boards larger than 5x5, mostly) it falls back
+// to a Minimax search for the rest of the time, and is then no longer
+// guaranteed to be exact.
+type Perfect struct {
+	rng    *rand.Rand
+	budget time.Duration
+	now    func() time.Time
+	solver *Solver
+	mm     *Minimax
+	noise  float64 // the prior probability that the opponent moves at random
+	// partial counts the moves played from the solved value alone, with
+	// no time left to value every move; inexact those for which even the
+	// value was out of reach and the move came from the fallback search.
+	partial, inexact int
+}
+
+// NewPerfect returns a perfect player. It reads Options.Budget (time per
+// move; 0 means DefaultPerfectBudget) and Options.Seed or Options.Rand,
+// which choose among equally good moves.
+func NewPerfect(o Options) (*Perfect, error) {
+	if err := o.check(); err != nil {
+		return nil, fmt.Errorf("ai: perfect: %w", err)
+	}
+	b := o.Budget
+	if b == 0 {
+		b = DefaultPerfectBudget
+	}
+	rng := o.rng()
+	mm, err := NewMinimax(Options{Rand: rng, Budget: b})
+	if err != nil {
+		return nil, err
+	}
+	return &Perfect{rng: rng, budget: b, now: time.Now, solver: NewSolver(), mm: mm, noise: perfectNoise}, nil
+}
+
+// newPerfectPlayer is NewPerfect for the registry: a nil Player, not a nil
+// *Perfect, on error.
+func newPerfectPlayer(o Options) (Player, error) {
+	pf, err := NewPerfect(o)
+	if err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+// Move returns a move that keeps the game-theoretic value of p, chosen to
+// give the opponent the most chances to go wrong. It fails with ErrNoMoves
+// in a finished game and with ctx's error if ctx is done before it starts.
+func (pf *Perfect) Move(ctx context.Context, p game.Position) (game.Cell, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("ai: perfect: %w", err)
+	}
+	if p.Moves() == 0 {
+		return 0, ErrNoMoves
+	}
+	start := pf.now()
+	deadline := start.Add(pf.budget)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	total := deadline.Sub(start)
+	sctx, cancel := context.WithTimeout(ctx, total*7/10)
+	// The value alone is often much cheaper than every move's value, and
+	// leaves a move that keeps it in the table.
+	_, err := pf.solver.Value(sctx, p)
+	var a Analysis
+	if err == nil {
+		keep, ok := pf.solver.rootMove(p)
+		a, err = pf.solver.Solve(sctx, p)
+		if err != nil && ok {
+			cancel()
+			pf.partial++
+			return keep, nil
+		}
+	}
+	cancel()
+	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return 0, fmt.Errorf("ai: perfect: %w", ctx.Err())
+		}
+		// Out of time for an exact answer: search for the rest.
+		pf.inexact++
+		r, err := pf.mm.search(context.WithoutCancel(ctx), p, deadline)
+		if err != nil {
+			return 0, fmt.Errorf("ai: perfect: %w", err)
+		}
+		return r.Move, nil
+	}
+	best := pf.choose(ctx, p, a, deadline)
+	return best[pf.rng.IntN(len(best))], nil
+}
+
+// choose returns the moves of a.Best with the best expectimax score
+// against the opponent model, searched as deep as time allows, and among
+// those the fastest win or slowest loss. Move picks one at random.
+func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, deadline time.Time) []game.Cell {
+	if len(a.Best) == 1 {
+		return a.Best
+	}
+	me := p.ToMove()
+	plies := map[game.Cell]int{}
+	for _, mv := range a.Moves {
+		plies[mv.Cell] = mv.Plies
+	}
+	scores := make([]float64, len(a.Best))
+	// The opponent model only matters if the opponent can still go wrong:
+	// a won game stays won whatever it does. It gets half the time left,
+	// so that moves come back promptly.
+	now := pf.now()
+	deadline = now.Add(deadline.Sub(now) / 2)
+	ex := expectimax{solver: pf.solver, me: me, noise: pf.noise, now: pf.now, deadline: deadline}
+	ectx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	pf.solver.stop = newStopper(ectx)
+	empties := p.Empty().Count()
+	if a.Value == winOf(me == game.X) {
+		empties = 0
+	}
+	for depth := 1; depth < empties; depth += 2 {
+		ex.memo, ex.exhausted = map[expKey]float64{}, true
+		next := make([]float64, len(a.Best))
+		for i, c := range a.Best {
+			next[i] = ex.score(p.Apply(c), depth, 1-pf.noise)
+		}
+		if ex.stopped {
+			break
+		}
+		scores = next
+		if ex.exhausted {
+			break // the search already reached the end of every line
+		}
+	}
+	// Keep the moves with the best score, then the best length.
+	best := []game.Cell{}
+	bestScore, bestLen := -1.0, 0
+	for i, c := range a.Best {
+		s, n := scores[i], lengthRank(plies[c], a.Value, me)
+		switch {
+		case s > bestScore+1e-9 || s > bestScore-1e-9 && n > bestLen:
+			best, bestScore, bestLen = []game.Cell{c}, max(s, bestScore), n
+		case s > bestScore-1e-9 && n == bestLen:
+			best = append(best, c)
+		}
+	}
+	return best
+}
+
+// lengthRank ranks game lengths for side me when the value is v: shorter
+// wins and longer losses rank higher; unknown lengths (0) rank lowest.
+func lengthRank(plies int, v game.Result, me game.Mark) int {
+	switch {
+	case plies == 0 || v == game.Draw:
+		return 0
+	case v == winOf(me == game.X):
+		return 1000 - plies
+	}
+	return plies
+}
+
+// expectimax scores positions for the player me, who keeps the
+// game-theoretic value, against a model of a fallible opponent: a win
+// scores 1, a draw 1/2, a loss 0, and a position at the search horizon
+// scores its game-theoretic value.
+type expectimax struct {
+	solver   *Solver
+	me       game.Mark
+	noise    float64
+	memo     map[expKey]float64
+	nodes    int64
+	now      func() time.Time
+	deadline time.Time
+	stopped  bool
+	// exhausted stays true while no line was cut at the horizon.
+	exhausted bool
+}
+
+// expKey names a canonical position searched to some depth with some
+// belief that the opponent is the easy kind.
+type expKey struct {
+	k      game.Key
+	depth  int
+	belief float64
+}
+
+// outcomeScore scores a result for me.
+func (e *expectimax) outcomeScore(r game.Result) float64 {
+	switch r {
+	case game.Draw:
+		return 0.5
+	case winOf(e.me == game.X):
+		return 1
+	}
+	return 0
+}
+
+// value returns the game-theoretic value of an unfinished position for
+// the side to move, or false if the solver was stopped.
+func (e *expectimax) value(p game.Position) (int8, bool) {
+	v := e.solver.value(p.X(), p.O(), p.ToMove() == game.X)
+	if e.solver.stop.stopped {
+		e.stopped = true
+		return 0, false
+	}
+	return v, true
+}
+
+// score returns the expected score of p for me, looking depth plies ahead,
+// when the opponent plays the easy policy with probability belief and at
+// random otherwise.
+func (e *expectimax) score(p game.Position, depth int, belief float64) float64 {
+	if p.Over() {
+		return e.outcomeScore(p.Outcome().Result)
+	}
+	e.nodes++
+	if e.nodes&255 == 0 && !e.now().Before(e.deadline) {
+		e.stopped = true
+	}
+	if e.stopped {
+		return 0
+	}
+	if depth == 0 {
+		e.exhausted = false
+		v, _ := e.value(p)
+		return e.outcomeScore(resultOf(v, p.ToMove() == game.X))
+	}
+	k, _ := p.Canonical()
+	key := expKey{k, depth, belief}
+	if s, ok := e.memo[key]; ok {
+		return s
+	}
+	var s float64
+	if p.ToMove() == e.me {
+		s = e.mine(p, depth, belief)
+	} else {
+		s = e.theirs(p, depth, belief)
+	}
+	if !e.stopped {
+		e.memo[key] = s
+	}
+	return s
+}
+
+// mine is the best score among the moves that keep the value.
+func (e *expectimax) mine(p game.Position, depth int, belief float64) float64 {
+	v, ok := e.value(p)
+	if !ok {
+		return 0
+	}
+	best := -1.0
+	for m := p.Moves(); m != 0; m &= m - 1 {
+		q := p.Apply(m.First())
+		if !q.Over() {
+			cv, ok := e.value(q)
+			if !ok {
+				return 0
+			}
+			if -cv != v {
+				continue
+			}
+		} else if e.outcomeScore(q.Outcome().Result) < e.outcomeScore(resultOf(v, p.ToMove() == game.X)) {
+			continue
+		}
+		best = max(best, e.score(q, depth-1, belief))
+	}
+	return best
+}
+
+// theirs is the expected score over the opponent model's moves: the easy
+// policy's choice (a random winning move, else a random block, else a
+// random move that does not lose at once) with probability belief, else a
+// uniformly random move. Each move updates the belief by Bayes' rule.
+func (e *expectimax) theirs(p game.Position, depth int, belief float64) float64 {
+	moves := p.Moves()
+	easy := p.Threats(p.ToMove())
+	if easy == 0 {
+		safe := safeMoves(p, moves)
+		if easy = p.Threats(p.ToMove().Other()) & safe; easy == 0 {
+			easy = safe
+		}
+	}
+	pe := 1 / float64(easy.Count())
+	pr := 1 / float64(moves.Count())
+	var s float64
+	for m := moves; m != 0; m &= m - 1 {
+		c := m.First()
+		var w, b float64 // probability of the move, and the belief after it
+		if easy.Has(c) {
+			w = belief*pe + (1-belief)*pr
+			b = belief * pe / w
+		} else {
+			w = (1 - belief) * pr
+		}
+		if w > 0 {
+			s += w * e.score(p.Apply(c), depth-1, b)
+		}
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/game"
+)
+
+// solveCommand is "bot solve": the exact value of a position.
+func solveCommand() *command {
+	return &command{
+		name:     "solve",
+		synopsis: "[-rules R] [-position P] [-timeout D]",
+		summary:  "find a position's value with perfect play and the value of every move",
+		about: `Solve searches a position to the end and prints its value with perfect
+play from both sides ("X wins", "O wins" or "draw"), the moves that keep
+that value, every legal move with its value (and, for a win or loss, in how
+many plies the game ends, when the solver found out), the nodes searched
+and the time taken. Boards larger than 4x4 can take very long; -timeout
+or Ctrl-C stops the search.`,
+		run: runSolve,
+	}
+}
+
+// runSolve parses solve's flags, solves the position and prints the
+// analysis.
+func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
+	fs := newFlagSet(cmd)
+	rules := fs.String("rules", "3x3k3", rulesHelp)
+	position := fs.String("position", "", "the `position` to solve: "+`the cells row by row as X, O or -, like "x--/-o-/---" (default the empty board)`)
+	var timeout time.Duration
+	fs.Func("timeout", "give up after this long, a `duration` like \"30s\" or \"5m\" (default no limit)", func(s string) error {
+		v, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || v < 0 {
+			return errors.New(`the timeout is a duration with a unit, like "30s" or "5m", 0 for no limit`)
+		}
+		timeout = v
+		return nil
+	})
+	if err := e.parseFlags(cmd, fs, args); err != nil {
+		return err
+	}
+	p, err := parseGame(*rules, *position)
+	if err != nil {
+		return err
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	start := e.now()
+	a, err := ai.NewSolver().Solve(ctx, p)
+	elapsed := e.now().Sub(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("gave up after %s (-timeout %s)", shortDuration(elapsed), timeout)
+	}
+	if err != nil {
+		return err
+	}
+	printAnalysis(e, p, a, elapsed)
+	return nil
+}
+
+// printAnalysis writes a solver's analysis of p.
+func printAnalysis(e *env, p game.Position, a ai.Analysis, elapsed time.Duration) {
+	w := e.stdout
+	if p.Over() {
+		fmt.Fprintf(w, "position: %s (%s, game over)\nvalue: %s\n", p, p.Rules(), a.Value)
+	} else {
+		fmt.Fprintf(w, "position: %s (%s, %s to move)\nvalue: %s\n", p, p.Rules(), p.ToMove(), a.Value)
+	}
+	if len(a.Moves) > 0 {
+		best := make([]string, len(a.Best))
+		for i, c := range a.Best {
+			best[i] = fmt.Sprintf("%s (%s)", c.RowCol(), c)
+		}
+		fmt.Fprintf(w, "best: %s\nmoves:\n", strings.Join(best, ", "))
+		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+		for _, m := range a.Moves {
+			v := m.Value.String()
+			if m.Value != game.Draw && m.Plies > 0 {
+				v += fmt.Sprintf(" in %d %s", m.Plies, plural(m.Plies, "ply", "plies"))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.Cell.RowCol(), m.Cell, v)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "nodes: %d\ntime: %s\n", a.Nodes, shortDuration(elapsed))
+}
+
+// plural returns one or many according to n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// nodesLine is masked in golden files: the count depends on the solver's
+// pruning, which may improve, not on this command.
+var nodesLine = regexp.MustCompile(`(?m)^nodes: \d+$`)
+
+func TestSolveGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"empty", nil},
+		{"draw-midgame", []string{"-position", "x--/-o-/--x"}},
+		{"win-now", []string{"-position", "xx-/oo-/---"}},
+		{"o-wins", []string{"-position", "xx-/oo-/x--"}},
+		{"over", []string{"-position", "xxx/oo-/---"}},
+		{"xox", []string{"-rules", "4x3xox", "-position", "x--/---/---/--o"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runFixed(t, "", append([]string{"solve"}, tt.args...)...)
+			if r.code != exitOK || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			if !nodesLine.MatchString(r.stdout) {
+				t.Errorf("no nodes line in:\n%s", r.stdout)
+			}
+			out := nodesLine.ReplaceAllString(r.stdout, "nodes: N")
+			golden(t, "solve-"+tt.name+".golden", "$ bot solve "+strings.Join(tt.args, " ")+"\n---\n"+out)
+		})
+	}
+}
+
+func TestSolveValues(t *testing.T) {
+	tests := []struct {
+		position string
+		value    string
+		best     string // in the best line
+	}{
+		{"", "draw", "1 1 (b2)"},
+		{"xx-/oo-/---", "X wins", "0 2 (c1)"},
+		{"xx-/oo-/x--", "O wins", ""},
+		{"x--/---/---", "draw", "1 1 (b2)"},
+		{"xo-/---/---", "X wins", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.position, func(t *testing.T) {
+			r := runBot(t, "", "solve", "-position", tt.position)
+			if r.code != exitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stdout, "\nvalue: "+tt.value+"\n") {
+				t.Errorf("want value %s in:\n%s", tt.value, r.stdout)
+			}
+			if !strings.Contains(r.stdout, "\nbest: ") || !strings.Contains(r.stdout, tt.best) {
+				t.Errorf("want best move %s in:\n%s", tt.best, r.stdout)
+			}
+			free := 9 - strings.Count(strings.ToLower(tt.position), "x") - strings.Count(strings.ToLower(tt.position), "o")
+			if n := len(regexp.MustCompile(`(?m)^  [0-2] [0-2]  [a-c][1-3]  `).FindAllString(r.stdout, -1)); n != free {
+				t.Errorf("%d move lines, want one per free cell (%d):\n%s", n, free, r.stdout)
+			}
+		})
+	}
+}
+
+func TestSolveTimeout(t *testing.T) {
+	r := runBot(t, "", "solve", "-rules", "7x7k5", "-timeout", "20ms")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "gave up after") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and \"gave up\"", r.code, r.stdout, r.stderr)
+	}
+}

@@ -290,13 +290,7 @@ func (m *Minimax) negamax(x, o game.Bitboard, xToMove bool, d int, alpha, beta i
 	var buf [64]game.Cell
 	moves := g.order(x, o, cand, xToMove, nil, buf[:0])
 	if cand.Has(ttMove) {
-		for i, c := range moves {
-			if c == ttMove {
-				copy(moves[1:i+1], moves[:i])
-				moves[0] = c
-				break
-			}
-		}
+		moveToFront(moves, ttMove)
 	}
 	outer := m.horizon
 	m.horizon = false

@@ -133,41 +133,6 @@ func TestMinimaxTakesWinsAndBlocks(t *testing.T) {
 	}
 }
 
-func TestMinimaxHonoursDeadlines(t *testing.T) {
-	p := game.NewPosition(searchRules(t, "8x8k5"))
-	for _, tt := range []struct {
-		name string
-		o    Options
-	}{{"default budget", Options{}}, {"no depth limit, long budget", Options{Budget: time.Hour}}} {
-		t.Run(tt.name, func(t *testing.T) {
-			m := newTestMinimax(t, tt.o)
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-			defer cancel()
-			start := time.Now()
-			c, err := m.Move(ctx, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !p.Moves().Has(c) {
-				t.Errorf("Move = %v, not a legal move", c)
-			}
-			// 20 ms plus the table allocation and scheduling noise.
-			if d := time.Since(start); d > 300*time.Millisecond {
-				t.Errorf("Move took %s with a 20ms deadline", d)
-			}
-		})
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := newTestMinimax(t, Options{}).Move(ctx, p); !errors.Is(err, context.Canceled) {
-		t.Errorf("Move with a cancelled context: err = %v, want context.Canceled", err)
-	}
-	done := searchPosition(t, "3x3k3", "XXX/OO-/---")
-	if _, err := newTestMinimax(t, Options{}).Move(context.Background(), done); !errors.Is(err, ErrNoMoves) {
-		t.Errorf("Move in a finished game: err = %v, want ErrNoMoves", err)
-	}
-}
-
 func TestMinimaxDefaultBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays with the full default budget")

@@ -324,31 +324,7 @@ func TestPerfectMovesWithinASecond(t *testing.T) {
 	}
 }
 
-func TestPerfectHonoursDeadlines(t *testing.T) {
-	p := game.NewPosition(searchRules(t, "8x8k5"))
-	pf := newTestPerfect(t, Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	c, err := pf.Move(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !p.Moves().Has(c) {
-		t.Errorf("Move = %v, not a legal move", c)
-	}
-	if d := time.Since(start); d > 300*time.Millisecond {
-		t.Errorf("Move took %s with a 20ms deadline", d)
-	}
-	ctx, cancel = context.WithCancel(context.Background())
-	cancel()
-	if _, err := pf.Move(ctx, p); !errors.Is(err, context.Canceled) {
-		t.Errorf("Move with a cancelled context: err = %v, want context.Canceled", err)
-	}
-	done := searchPosition(t, "3x3k3", "XXX/OO-/---")
-	if _, err := pf.Move(context.Background(), done); !errors.Is(err, ErrNoMoves) {
-		t.Errorf("Move in a finished game: err = %v, want ErrNoMoves", err)
-	}
+func TestNewPerfectRejectsBadOptions(t *testing.T) {
 	if _, err := NewPerfect(Options{Budget: -time.Second}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("NewPerfect(negative budget) err = %v, want ErrBadOption", err)
 	}

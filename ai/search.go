@@ -394,3 +394,15 @@ func (pr *pairing) augment(slot int, seen *game.Bitboard) bool {
 	}
 	return false
 }
+
+// moveToFront moves c, if present, to the front of moves, keeping the order
+// of the others: the transposition table's best move is searched first.
+func moveToFront(moves []game.Cell, c game.Cell) {
+	for i, m := range moves {
+		if m == c {
+			copy(moves[1:i+1], moves[:i])
+			moves[0] = c
+			return
+		}
+	}
+}

@@ -3,6 +3,7 @@ package ai
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,33 +106,43 @@ func TestPlayersRefuseFinishedGames(t *testing.T) {
 }
 
 // TestPlayersHonourDeadlines gives every level a short deadline on the
-// largest board and checks that it answers with a legal move or the
-// context's error, promptly.
+// largest board, with its default budget and with a budget far beyond the
+// deadline, and checks that it answers with a legal move or the context's
+// error, promptly; and that a cancelled context is refused.
 func TestPlayersHonourDeadlines(t *testing.T) {
 	p := mustPosition(t, "8x8k5", strings.Repeat("-", 27)+"X"+strings.Repeat("-", 36))
 	for _, level := range NewRegistry().Names() {
-		t.Run(level, func(t *testing.T) {
-			pl, err := NewRegistry().New(level, Options{Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-			defer cancel()
-			start := time.Now()
-			c, err := pl.Move(ctx, p)
-			took := time.Since(start)
-			if err == nil && !p.Moves().Has(c) {
-				t.Fatalf("illegal move %s", c)
-			}
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("error %v, want a move or DeadlineExceeded", err)
-			}
-			// Generous for a loaded machine and -race; a player that
-			// ignores the deadline takes far longer on 8x8.
-			if took > 500*time.Millisecond {
-				t.Errorf("took %s with a 20ms deadline", took)
-			}
-		})
+		for _, o := range []Options{{Seed: 1}, {Seed: 1, Budget: time.Hour}} {
+			t.Run(fmt.Sprintf("%s/budget=%s", level, o.Budget), func(t *testing.T) {
+				pl, err := NewRegistry().New(level, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				c, err := pl.Move(ctx, p)
+				took := time.Since(start)
+				if err == nil && !p.Moves().Has(c) {
+					t.Fatalf("illegal move %s", c)
+				}
+				if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("error %v, want a move or DeadlineExceeded", err)
+				}
+				// 20 ms plus table allocation and scheduling noise: a run
+				// on a machine at load 6 under -race once took 700 ms. A
+				// player that ignores the deadline with a one-hour budget
+				// would search 8x8 for far longer than this bound.
+				if took > 2*time.Second {
+					t.Errorf("took %s with a 20ms deadline", took)
+				}
+				cancelled, cancel2 := context.WithCancel(context.Background())
+				cancel2()
+				if _, err := pl.Move(cancelled, p); !errors.Is(err, context.Canceled) {
+					t.Errorf("with a cancelled context: %v, want context.Canceled", err)
+				}
+			})
+		}
 	}
 }
 

@@ -331,13 +331,7 @@ func (s *Solver) search(x, o game.Bitboard, xToMove bool, alpha, beta int8) int8
 	var buf [64]game.Cell
 	moves := g.order(x, o, cand, xToMove, nil, buf[:0])
 	if cand.Has(ttMove) {
-		for i, c := range moves {
-			if c == ttMove {
-				copy(moves[1:i+1], moves[:i])
-				moves[0] = c
-				break
-			}
-		}
+		moveToFront(moves, ttMove)
 	}
 	before := s.nodes
 	best, bestMove := int8(-2), moves[0]

@@ -48,6 +48,9 @@ type Minimax struct {
 	// horizon is set when the search below the current node cut off at
 	// the depth limit, so its score is an estimate.
 	horizon bool
+	// noTable turns the transposition table off. Only a benchmark sets it,
+	// to compare with the original report's uncached search.
+	noTable bool
 }
 
 // NewMinimax returns a minimax player. It reads Options.Depth (plies; 0
@@ -271,7 +274,7 @@ func (m *Minimax) negamax(x, o game.Bitboard, xToMove bool, d int, alpha, beta i
 	}
 	k, sym := g.canonical(x, o)
 	ttMove := game.Cell(255)
-	if e := m.table.probe(k); e != nil {
+	if e := m.probe(k); e != nil {
 		if int(e.depth) >= d {
 			switch {
 			case e.kind == mmExact,
@@ -327,7 +330,9 @@ func (m *Minimax) negamax(x, o game.Bitboard, xToMove bool, d int, alpha, beta i
 	case best <= alpha:
 		kind = mmUpper
 	}
-	m.table.store(k, best, depth, kind, uint8(g.rules.TransformCell(sym, bestMove))+1)
+	if !m.noTable {
+		m.table.store(k, best, depth, kind, uint8(g.rules.TransformCell(sym, bestMove))+1)
+	}
 	return best
 }
 
@@ -366,6 +371,14 @@ func tableBits(n int) int {
 }
 
 // probe returns the entry for k, or nil.
+// probe looks k up in the table, unless the table is off.
+func (m *Minimax) probe(k game.Key) *mmEntry {
+	if m.noTable {
+		return nil
+	}
+	return m.table.probe(k)
+}
+
 func (t *mmTable) probe(k game.Key) *mmEntry {
 	i := hashKey(k) & t.mask
 	for j := range uint64(2) {

@@ -159,24 +159,44 @@ func TestMinimaxDefaultBudget(t *testing.T) {
 // BenchmarkMinimaxSelfPlay plays one whole game per op, minimax against
 // itself at a fixed depth with no time limit, as in the original
 // project's table of 4x4 search depths.
+// BenchmarkMinimaxSelfPlay times a whole game of minimax against itself on
+// 4x4 boards at depths 2 to 16, as the original project's report did; the
+// table=off runs switch the transposition table off (depths up to 8, as in
+// that report's uncached row).
 func BenchmarkMinimaxSelfPlay(b *testing.B) {
-	for _, rules := range []string{"4x4k4", "4x4k3"} {
-		for _, d := range []int{2, 4, 6, 8, 10, 12, 14, 16} {
-			b.Run(fmt.Sprintf("rules=%s/depth=%d", rules, d), func(b *testing.B) {
-				r := searchRules(b, rules)
-				var nodes int64
-				var res game.Result
-				for b.Loop() {
-					x := newTestMinimax(b, Options{Seed: 1, Depth: d, Budget: time.Hour})
-					o := newTestMinimax(b, Options{Seed: 2, Depth: d, Budget: time.Hour})
-					res = searchGame(b, game.NewPosition(r), x, o)
-					nodes = x.nodes + o.nodes
+	for _, table := range []bool{true, false} {
+		for _, rules := range []string{"4x4k4", "4x4k3"} {
+			for _, d := range []int{2, 4, 6, 8, 10, 12, 14, 16} {
+				if !table && d > 8 {
+					continue
 				}
-				b.ReportMetric(float64(nodes), "nodes/game")
-				b.Logf("result %s", res)
-			})
+				b.Run(fmt.Sprintf("table=%s/rules=%s/depth=%d", onOff(table), rules, d), func(b *testing.B) {
+					benchSelfPlay(b, searchRules(b, rules), d, !table)
+				})
+			}
 		}
 	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func benchSelfPlay(b *testing.B, r game.Rules, d int, noTable bool) {
+	var nodes int64
+	var res game.Result
+	for b.Loop() {
+		x := newTestMinimax(b, Options{Seed: 1, Depth: d, Budget: time.Hour})
+		o := newTestMinimax(b, Options{Seed: 2, Depth: d, Budget: time.Hour})
+		x.noTable, o.noTable = noTable, noTable
+		res = searchGame(b, game.NewPosition(r), x, o)
+		nodes = x.nodes + o.nodes
+	}
+	b.ReportMetric(float64(nodes), "nodes/game")
+	b.Logf("result %s", res)
 }
 
 func BenchmarkMinimaxMove(b *testing.B) {

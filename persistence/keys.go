@@ -10,4 +10,129 @@ func tag(s string) string { return "{" + s + "}" }
 
 // --- sessions, moves, deadlines, active games, idempotency, locks ---
 
+// Hash-tag design for sessions. Everything about a game lives in its
+// Discord channel's slot: the tag is the channel ID. A GameID is
+// "<channel>.<suffix>", so the key of a game is computed from its ID alone,
+// and the game record and the channel's active-player map share a slot; the
+// move script (compare-and-set on the version, plus claiming or releasing
+// the players' places in the active map) is then one atomic step, on a
+// single node and in Cluster alike:
+//
+//	ttt:{<channel>}:g:<suffix>   hash: v (version), s (status), d (record)
+//	ttt:{<channel>}:active       hash: user ID -> suffix of their live game
+//
+// The turn-deadline index is global (a sweeper must find every due game
+// without knowing the channels), so it has its own tag and is updated in a
+// second step after the game's compare-and-set; deadline.go explains why a
+// lost or stale index entry is harmless:
+//
+//	ttt:{deadlines}:due          zset: game ID, scored by its deadline (ms)
+//	ttt:{deadlines}:claimed      zset: game ID, scored by its claim's lease end
+//
+// Interaction IDs and locks are single keys (a lock and its fencing counter
+// share the lock's name as their tag):
+//
+//	ttt:ix:<interaction>         string, SET NX with a TTL
+//	ttt:lock:{<name>}            string "<token> <owner>", with the lease as TTL
+//	ttt:lock:{<name>}:fence      integer, INCR on every acquire
+
+// gamePrefix is the part of a game key before the suffix; the move script
+// builds the keys of a player's other games in the channel from it.
+func (k keys) gamePrefix(channel string) string { return k.prefix + ":" + tag(channel) + ":g:" }
+
+// game is a game session's key.
+func (k keys) game(channel, suffix string) string { return k.gamePrefix(channel) + suffix }
+
+// active is a channel's map from player to live game.
+func (k keys) active(channel string) string { return k.prefix + ":" + tag(channel) + ":active" }
+
+// due is the index of games by deadline.
+func (k keys) due() string { return k.prefix + ":" + tag("deadlines") + ":due" }
+
+// claimed holds the due entries a sweeper has claimed, scored by lease end.
+func (k keys) claimed() string { return k.prefix + ":" + tag("deadlines") + ":claimed" }
+
+// interaction marks a Discord interaction ID as handled.
+func (k keys) interaction(id string) string { return k.prefix + ":ix:" + id }
+
+// lock is a named lock.
+func (k keys) lock(name string) string { return k.prefix + ":lock:" + tag(name) }
+
+// fence is a named lock's fencing-token counter.
+func (k keys) fence(name string) string { return k.lock(name) + ":fence" }
+
 // --- corpus, ratings and stats, model registry ---
+
+// Corpus: one stream per rules (the hash tag), and beside it, in the same
+// slot, the game IDs already appended (for exactly-once appends) and the
+// readers' checkpoints.
+func (k keys) corpusStream(rules string) string { return k.prefix + ":corpus:" + tag(rules) }
+
+// corpusSeen is a sorted set of appended game IDs scored by append time.
+func (k keys) corpusSeen(rules string) string { return k.corpusStream(rules) + ":seen" }
+
+// corpusCheckpoints is a hash from consumer name to the last stream ID it consumed.
+func (k keys) corpusCheckpoints(rules string) string { return k.corpusStream(rules) + ":ckpt" }
+
+// corpusIndex is the set of rules keys that have a corpus (its own slot;
+// it only lists streams, nothing depends on it atomically).
+func (k keys) corpusIndex() string { return k.prefix + ":corpus-rules" }
+
+// ratingScope is the hash tag of one scope of ratings and stats: a guild
+// ("g:" and its ID) or the global scope (guild ""). All keys a finished game
+// changes in one scope share it, so each scope's update is one script on
+// one slot; the guild and global scopes are updated separately.
+func ratingScope(guild string) string {
+	if guild == "" {
+		return tag("global")
+	}
+	return tag("g:" + guild)
+}
+
+// ratingStats is a hash of one user's results and rating in one scope.
+func (k keys) ratingStats(guild, user string) string {
+	return k.prefix + ":rating:" + ratingScope(guild) + ":user:" + user
+}
+
+// ratingBoard is a scope's leaderboard: a sorted set of users by rating.
+func (k keys) ratingBoard(guild string) string {
+	return k.prefix + ":rating:" + ratingScope(guild) + ":board"
+}
+
+// ratingApplied marks a game as counted in a scope (expires after ratingMarkerTTL).
+func (k keys) ratingApplied(guild, gameID string) string {
+	return k.prefix + ":rating:" + ratingScope(guild) + ":applied:" + gameID
+}
+
+// ratingGuilds is the set of guilds a user has stats in, kept in the global
+// scope so that deleting a user's stats can find them all.
+func (k keys) ratingGuilds(user string) string {
+	return k.prefix + ":rating:" + ratingScope("") + ":guilds:" + user
+}
+
+// Model registry: per rules (the hash tag) the current version, the kept
+// versions, a version counter, and each version's metadata and blob.
+func (k keys) modelBase(rules string) string { return k.prefix + ":model:" + tag(rules) }
+
+// modelCurrent holds the current version number.
+func (k keys) modelCurrent(rules string) string { return k.modelBase(rules) + ":current" }
+
+// modelVersions is a sorted set of the kept versions, scored by number.
+func (k keys) modelVersions(rules string) string { return k.modelBase(rules) + ":versions" }
+
+// modelSeq hands out version numbers.
+func (k keys) modelSeq(rules string) string { return k.modelBase(rules) + ":seq" }
+
+// modelMeta holds one version's metadata as JSON.
+func (k keys) modelMeta(rules string, v int64) string {
+	return k.modelBase(rules) + ":meta:" + modelVersionString(v)
+}
+
+// modelBlob holds one version's weights.
+func (k keys) modelBlob(rules string, v int64) string {
+	return k.modelBase(rules) + ":blob:" + modelVersionString(v)
+}
+
+// modelChannel is the pub/sub channel (not a key) on which publishes and
+// rollbacks are announced.
+func (k keys) modelChannel() string { return k.prefix + ":models" }

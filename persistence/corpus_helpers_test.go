@@ -1,0 +1,119 @@
+package persistence_test
+
+import (
+	"context"
+	"flag"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
+)
+
+// The -update flag rewrites golden files. It is defined here unless a
+// test file of the package initialised before this one already has; other
+// tests wanting it should do the same (flag.Lookup first), since defining
+// a flag twice panics.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files in testdata")
+	}
+	return true
+}()
+
+// corpusUpdate reports whether -update was given.
+func corpusUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// corpusClock is a settable clock for Options.Now.
+type corpusClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newCorpusClock() *corpusClock {
+	return &corpusClock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}
+}
+
+func (c *corpusClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *corpusClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// corpusEnv is a private redis-server, a client, a clock and a Store.
+type corpusEnv struct {
+	srv   *persistence.Server
+	rdb   *redis.Client
+	clk   *corpusClock
+	store *persistence.Store
+	opts  persistence.Options
+}
+
+// corpusTestKey is the pseudonym key of the tests.
+var corpusTestKey = []byte("test pseudonym key")
+
+func newCorpusEnv(t testing.TB, o persistence.Options) *corpusEnv {
+	t.Helper()
+	srv := redistest.Start(t)
+	rdb := redistest.Client(t, srv)
+	clk := newCorpusClock()
+	if o.Now == nil {
+		o.Now = clk.Now
+	}
+	if o.PseudonymKey == nil {
+		o.PseudonymKey = corpusTestKey
+	}
+	return &corpusEnv{srv: srv, rdb: rdb, clk: clk, store: persistence.New(rdb, o), opts: o}
+}
+
+// another returns a second Store on the same server, with its own client
+// (as a second replica of the bot has).
+func (e *corpusEnv) another(t testing.TB) *persistence.Store {
+	return persistence.New(redistest.Client(t, e.srv), e.opts)
+}
+
+func corpusCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// cells parses "r c" cells for the classic board.
+func corpusCells(t testing.TB, rules game.Rules, moves ...string) []game.Cell {
+	t.Helper()
+	out := make([]game.Cell, len(moves))
+	for i, m := range moves {
+		c, err := rules.ParseCell(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// corpusGame returns a finished classic game: X (user ux) wins on the top
+// row against O (user uo) in guild g.
+func corpusGame(t testing.TB, id, g, ux, uo string) persistence.FinishedGame {
+	rules := game.Classic()
+	return persistence.FinishedGame{
+		ID: id, Guild: g, Rules: rules,
+		Moves:  corpusCells(t, rules, "0 0", "1 0", "0 1", "1 1", "0 2"),
+		X:      persistence.Player{User: ux},
+		O:      persistence.Player{User: uo},
+		Result: game.XWins,
+	}
+}

@@ -1,0 +1,495 @@
+package persistence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tttbot/ttt-bot/game"
+)
+
+// commitAnyway is returned by a change function whose next state must be
+// committed even though the call fails: the caller gets the committed
+// session and err.
+type commitAnyway struct{ err error }
+
+// Error returns the wrapped error's message.
+func (c commitAnyway) Error() string { return c.err.Error() }
+
+// gameSweepGrace is how long a live game's key outlives its deadline, so the
+// sweeper can still mark it expired (and the bot edit its message) before
+// Redis drops it. If no sweeper runs, the key simply expires.
+const gameSweepGrace = 10 * time.Minute
+
+// gameCommitScript is the compare-and-set behind every change to a game.
+//
+//	KEYS[1]  the game's hash            KEYS[2]  the channel's active map
+//	ARGV[1]  expected version, "0" to create (the key must not exist)
+//	ARGV[2]  new status   ARGV[3] new data   ARGV[4] game TTL (ms)
+//	ARGV[5]  active-map TTL (ms), "0" when Options.AllowManyGames is on
+//	ARGV[6]  this game's suffix         ARGV[7] game-key prefix of the channel
+//	ARGV[8]  number of players to claim, then their IDs, then those to release
+//
+// A player's entry in the active map that names another game is only a
+// conflict if that game is still open or active: entries left behind by a
+// game that expired in Redis heal themselves here. The other game's key is
+// built in the script; it carries the same hash tag, so it is in this slot.
+//
+// Replies: {"ok", version}, {"conflict", current}, {"notfound"},
+// {"exists"} or {"busy", user, suffix}.
+var gameCommitScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '0' then
+  if cur then return {'exists'} end
+elseif not cur then
+  return {'notfound'}
+elseif cur ~= ARGV[1] then
+  return {'conflict', cur}
+end
+local n = tonumber(ARGV[8])
+local useMap = ARGV[5] ~= '0'
+if useMap then
+  for i = 9, 8 + n do
+    local other = redis.call('HGET', KEYS[2], ARGV[i])
+    if other and other ~= ARGV[6] then
+      local st = redis.call('HGET', ARGV[7] .. other, 's')
+      if st == '1' or st == '2' then return {'busy', ARGV[i], other} end
+    end
+  end
+end
+local nv = tostring((tonumber(cur) or 0) + 1)
+redis.call('HSET', KEYS[1], 'v', nv, 's', ARGV[2], 'd', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if useMap then
+  for i = 9, 8 + n do redis.call('HSET', KEYS[2], ARGV[i], ARGV[6]) end
+  for i = 9 + n, #ARGV do
+    if redis.call('HGET', KEYS[2], ARGV[i]) == ARGV[6] then redis.call('HDEL', KEYS[2], ARGV[i]) end
+  end
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+return {'ok', nv}
+`)
+
+// sessionLiveHumans returns the players whose place in the channel s holds: the
+// challenger of an open challenge, every human in an active game, and
+// nobody once the game is over.
+func sessionLiveHumans(s *Session) []string {
+	switch {
+	case s == nil:
+		return nil
+	case s.Status == StatusOpen:
+		if u := s.Seat(s.Challenger).User; u != "" {
+			return []string{u}
+		}
+		return nil
+	case s.Status == StatusActive:
+		return s.humans()
+	}
+	return nil
+}
+
+// sessionMinus returns the elements of a not in b.
+func sessionMinus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || x == y
+		}
+		if !found {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// schedule sets the deadline the sweeper acts on: an open challenge
+// expires ChallengeTTL after creation; an active game with a clock times
+// out TurnTime after the last move, one without is abandoned IdleTTL after
+// it; a game that is over has none.
+func (s *Store) schedule(ss *Session, now time.Time) {
+	switch ss.Status {
+	case StatusOpen:
+		ss.Deadline = ss.Created.Add(s.opts.ChallengeTTL)
+	case StatusActive:
+		if ss.TurnTime > 0 {
+			ss.Deadline = now.Add(ss.TurnTime)
+		} else {
+			ss.Deadline = now.Add(s.opts.IdleTTL)
+		}
+	default:
+		ss.Deadline = time.Time{}
+	}
+}
+
+// keyTTL is how long the game's key lives after this change.
+func (s *Store) keyTTL(ss *Session, now time.Time) time.Duration {
+	if !ss.Status.Live() {
+		return s.opts.FinishedTTL
+	}
+	ttl := s.opts.IdleTTL
+	if d := ss.Deadline.Sub(now); d > ttl {
+		ttl = d
+	}
+	return ttl + gameSweepGrace
+}
+
+// mapTTL is how long a channel's active map lives after a change.
+func (s *Store) mapTTL() time.Duration {
+	return max(s.opts.IdleTTL, s.opts.ChallengeTTL) + gameSweepGrace
+}
+
+// commit writes next over old (nil to create) with one compare-and-set on
+// old's version, claiming and releasing places in the active map, then
+// brings the deadline index up to date. It sets next.Version.
+func (s *Store) commit(ctx context.Context, old, next *Session) error {
+	ch, suf, err := next.ID.split()
+	if err != nil {
+		return err
+	}
+	now := next.Updated
+	data, err := next.encode()
+	if err != nil {
+		return err
+	}
+	expect := "0"
+	if old != nil {
+		expect = strconv.FormatInt(old.Version, 10)
+	}
+	mapTTL := "0"
+	if !s.opts.AllowManyGames {
+		mapTTL = strconv.FormatInt(s.mapTTL().Milliseconds(), 10)
+	}
+	claim := sessionMinus(sessionLiveHumans(next), sessionLiveHumans(old))
+	release := sessionMinus(sessionLiveHumans(old), sessionLiveHumans(next))
+	args := make([]any, 0, 8+len(claim)+len(release))
+	args = append(args, expect, strconv.Itoa(int(next.Status)), data,
+		strconv.FormatInt(max(s.keyTTL(next, now).Milliseconds(), 1), 10), mapTTL,
+		suf, s.keys.gamePrefix(ch), strconv.Itoa(len(claim)))
+	for _, u := range claim {
+		args = append(args, u)
+	}
+	for _, u := range release {
+		args = append(args, u)
+	}
+
+	// The deadline index must never be later than a live game's deadline
+	// (see deadline.go). When this change creates a deadline or brings it
+	// forward, an entry no later than it is written first (ZADD LT), so a
+	// crash after the compare-and-set cannot leave the index late. A move
+	// only pushes the deadline back, so it writes nothing here: the earlier
+	// entry stays, and when it comes due the sweeper re-reads the game and
+	// re-indexes it. That costs one claim per turn-time period, instead of
+	// an index write on every move.
+	if next.Status.Live() && !next.Deadline.IsZero() && (old == nil || !old.Status.Live() || next.Deadline.Before(old.Deadline)) {
+		if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(next.Deadline.UnixMilli()), Member: string(next.ID)}).Err(); err != nil {
+			return fmt.Errorf("persistence: save game %s: deadline index: %w", next.ID, err)
+		}
+	}
+
+	res, err := gameCommitScript.Run(ctx, s.rdb, []string{s.keys.game(ch, suf), s.keys.active(ch)}, args...).StringSlice()
+	if err != nil {
+		return fmt.Errorf("persistence: save game %s: %w", next.ID, err)
+	}
+	if len(res) == 0 {
+		return fmt.Errorf("%w: save game %s: empty reply", ErrCorrupt, next.ID)
+	}
+	switch res[0] {
+	case "ok":
+	case "conflict":
+		return fmt.Errorf("%w: game %s is at version %s, not %s", ErrConflict, next.ID, res[1], expect)
+	case "notfound":
+		return fmt.Errorf("%w: game %s", ErrNotFound, next.ID)
+	case "exists":
+		return fmt.Errorf("%w: game %s already exists", ErrConflict, next.ID)
+	case "busy":
+		return fmt.Errorf("%w: user %s is playing game %s.%s", ErrBusy, res[1], ch, res[2])
+	default:
+		return fmt.Errorf("%w: save game %s: reply %q", ErrCorrupt, next.ID, res)
+	}
+	if next.Version, err = strconv.ParseInt(res[1], 10, 64); err != nil {
+		return fmt.Errorf("%w: save game %s: version %q", ErrCorrupt, next.ID, res[1])
+	}
+
+	// A game that is over leaves the index. The change is committed
+	// whatever happens here: if this fails, the entry names a game that is
+	// over and the sweeper drops it when it comes due, so the error is not
+	// the caller's.
+	if old != nil && old.Status.Live() && !next.Status.Live() {
+		_ = s.rdb.ZRem(ctx, s.keys.due(), string(next.ID)).Err()
+	}
+	return nil
+}
+
+// CreateGame stores a new game in channel and returns it with its ID,
+// times, deadline and version 1. g gives the rules, the players, an
+// optional start position, the guild, the message and the turn time.
+//
+// With g.Status StatusOpen it is a challenge from the player on side
+// g.Challenger, to anyone (the other seat empty) or to the user in the
+// other seat; with StatusActive (or zero) both seats must be filled and the
+// game starts at once. Unless Options.AllowManyGames is on, it fails with
+// ErrBusy when a human player (the challenger, for a challenge) already has
+// a live game in the channel.
+func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Session, error) {
+	if err := checkGameChannel(channel); err != nil {
+		return nil, err
+	}
+	next := g.clone()
+	next.Moves = nil
+	if next.Status == 0 {
+		next.Status = StatusActive
+	}
+	if err := validateNewGame(next); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	next.Created, next.Updated, next.Result, next.End = now, now, game.Ongoing, NotEnded
+	s.schedule(next, now)
+	for range 3 {
+		suf, err := newGameSuffix()
+		if err != nil {
+			return nil, err
+		}
+		next.ID = GameID(channel + "." + suf)
+		err = s.commit(ctx, nil, next)
+		if errors.Is(err, ErrConflict) {
+			continue // a suffix collision: draw another
+		}
+		if err != nil {
+			return nil, fmt.Errorf("persistence: create game: %w", err)
+		}
+		return next, nil
+	}
+	return nil, fmt.Errorf("persistence: create game: no free game ID after 3 tries")
+}
+
+// validateNewGame checks a game about to be created.
+func validateNewGame(g *Session) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: create game: "+format, append([]any{ErrInvalid}, a...)...)
+	}
+	p, err := g.Position()
+	if err != nil {
+		return bad("%v", err)
+	}
+	if p.Over() {
+		return bad("the start position %q is already decided", g.Start)
+	}
+	for i, st := range g.Players {
+		if st.User != "" && st.IsAI() {
+			return bad("seat %d has both a user and an AI", i)
+		}
+	}
+	if u := g.Players[0].User; u != "" && u == g.Players[1].User {
+		return bad("user %s cannot play both sides", u)
+	}
+	switch g.Status {
+	case StatusActive:
+		if g.Players[0].Empty() || g.Players[1].Empty() {
+			return bad("an active game needs both seats filled; create an open challenge instead")
+		}
+		g.Challenger = game.Empty
+	case StatusOpen:
+		if g.Challenger != game.X && g.Challenger != game.O || g.Seat(g.Challenger).User == "" {
+			return bad("a challenge needs Challenger set to the side of a human player")
+		}
+		if g.Seat(g.Challenger.Other()).IsAI() {
+			return bad("a challenge is to a person; start an AI game as active")
+		}
+	default:
+		return bad("a new game is open or active, not %s", g.Status)
+	}
+	if g.TurnTime < 0 {
+		return bad("negative turn time %s", g.TurnTime)
+	}
+	return nil
+}
+
+// update loads game id, checks that it is at version (0 means whatever
+// version it is at now), lets fn change a copy, and commits the copy with a
+// compare-and-set, so the change applies exactly once or fails with
+// ErrConflict. fn gets the loaded position too.
+func (s *Store) update(ctx context.Context, id GameID, version int64, fn func(cur, next *Session, p game.Position) error) (*Session, error) {
+	cur, p, err := s.gamePosition(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if version != 0 && cur.Version != version {
+		return nil, fmt.Errorf("%w: game %s is at version %d, not %d", ErrConflict, id, cur.Version, version)
+	}
+	return s.updateFrom(ctx, cur, p, fn)
+}
+
+// updateFrom is update on a session the caller already has: the
+// compare-and-set is on cur.Version, so a stale cur fails with ErrConflict.
+func (s *Store) updateFrom(ctx context.Context, cur *Session, p game.Position, fn func(cur, next *Session, p game.Position) error) (*Session, error) {
+	next := cur.clone()
+	next.Updated = s.now()
+	err := fn(cur, next, p)
+	var anyway commitAnyway
+	if err != nil && !errors.As(err, &anyway) {
+		return nil, err
+	}
+	if err := s.commit(ctx, cur, next); err != nil {
+		return nil, err
+	}
+	if anyway.err != nil {
+		return next, anyway.err
+	}
+	return next, nil
+}
+
+// Accept accepts the open challenge id (at version, or 0 for any) for
+// user, who takes the empty seat or the seat the challenge named, and
+// starts the game. It fails with ErrNotYourTurn if user is the challenger
+// or the challenge names someone else, ErrNotLive if it is no longer open,
+// ErrBusy if user already has a live game in the channel, and ErrConflict
+// if it changed since version.
+func (s *Store) Accept(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
+	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+		if cur.Status != StatusOpen {
+			return fmt.Errorf("%w: game %s is %s, not an open challenge", ErrNotLive, id, cur.Status)
+		}
+		other := cur.Challenger.Other()
+		switch seat := cur.Seat(other); {
+		case user == "" || cur.Seat(cur.Challenger).User == user:
+			return fmt.Errorf("%w: user %q cannot accept their own challenge", ErrNotYourTurn, user)
+		case seat.Empty():
+			next.Players[int(other)-1] = Seat{User: user}
+		case seat.User != user:
+			return fmt.Errorf("%w: the challenge in game %s is for user %s", ErrNotYourTurn, id, seat.User)
+		}
+		next.Status = StatusActive
+		s.schedule(next, next.Updated)
+		return nil
+	})
+}
+
+// Play plays cell c in game id for the player by (a user ID, or "" for the
+// AI seated on the side to move) and returns the game after it. The game
+// must be at version: of two racing clicks made on the same board, exactly
+// one is applied and the other fails with ErrConflict ("the board changed,
+// look again"). A move that decides the game finishes it (StatusFinished,
+// ByWin or ByDraw) and frees its players' places in the channel.
+//
+// It fails with ErrNotLive if the game is not active, ErrNotYourTurn if by
+// is not the player to move, and ErrInvalid (wrapping the game package's
+// error, such as game.ErrCellTaken) for an illegal move. A move made after
+// the game's clock ran out (Session.TurnTime) is not played: the mover
+// loses on time, and Play returns the finished game with ErrTimedOut.
+func (s *Store) Play(ctx context.Context, id GameID, version int64, by string, c game.Cell) (*Session, error) {
+	return s.update(ctx, id, version, s.move(by, c))
+}
+
+// PlayOn is Play on a session the caller already holds (the one the
+// previous call returned, say, before the AI replies), which saves loading
+// it: one round trip instead of two. The compare-and-set is on
+// cur.Version, so if cur is stale it fails with ErrConflict and changes
+// nothing; cur itself is not modified.
+func (s *Store) PlayOn(ctx context.Context, cur *Session, by string, c game.Cell) (*Session, error) {
+	p, err := cur.Position()
+	if err != nil {
+		return nil, err
+	}
+	return s.updateFrom(ctx, cur, p, s.move(by, c))
+}
+
+// move is the change Play makes.
+func (s *Store) move(by string, c game.Cell) func(cur, next *Session, p game.Position) error {
+	return func(cur, next *Session, p game.Position) error {
+		if cur.Status != StatusActive {
+			return fmt.Errorf("%w: game %s is %s", ErrNotLive, cur.ID, cur.Status)
+		}
+		seat := cur.Seat(p.ToMove())
+		if by == "" && !seat.IsAI() || by != "" && seat.User != by {
+			return fmt.Errorf("%w: game %s: %s is to move", ErrNotYourTurn, cur.ID, p.ToMove())
+		}
+		if cur.TurnTime > 0 && !cur.Deadline.IsZero() && !next.Updated.Before(cur.Deadline) {
+			finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
+			return commitAnyway{fmt.Errorf("%w: game %s: %s's time ran out at %s", ErrTimedOut, cur.ID, p.ToMove(), cur.Deadline.Format(time.RFC3339))}
+		}
+		after, err := p.Play(c)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		next.Moves = append(next.Moves, c)
+		if out := after.Outcome(); out.Over() {
+			next.Status, next.Result = StatusFinished, out.Result
+			next.End = ByWin
+			if out.Result == game.Draw {
+				next.End = ByDraw
+			}
+		}
+		s.schedule(next, next.Updated)
+		return nil
+	}
+}
+
+// Resign ends active game id with a loss for user, who must be seated.
+func (s *Store) Resign(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
+	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+		if cur.Status != StatusActive {
+			return fmt.Errorf("%w: game %s is %s", ErrNotLive, id, cur.Status)
+		}
+		side := cur.SideOf(user)
+		if side == game.Empty {
+			return fmt.Errorf("%w: user %q does not play in game %s", ErrNotYourTurn, user, id)
+		}
+		finishSession(next, sessionWinFor(side.Other()), ByResign)
+		return nil
+	})
+}
+
+// Decline ends open challenge id unaccepted: withdrawn by the challenger
+// or declined by the user it names. Either may call it.
+func (s *Store) Decline(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
+	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+		if cur.Status != StatusOpen {
+			return fmt.Errorf("%w: game %s is %s, not an open challenge", ErrNotLive, id, cur.Status)
+		}
+		if cur.SideOf(user) == game.Empty {
+			return fmt.Errorf("%w: user %q is not part of the challenge in game %s", ErrNotYourTurn, user, id)
+		}
+		finishSession(next, game.Ongoing, ByDecline)
+		return nil
+	})
+}
+
+// EndByModerator ends live game id without a result (ByModerator); the
+// caller checks the moderator's permission.
+func (s *Store) EndByModerator(ctx context.Context, id GameID, version int64) (*Session, error) {
+	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+		if !cur.Status.Live() {
+			return fmt.Errorf("%w: game %s is %s", ErrNotLive, id, cur.Status)
+		}
+		finishSession(next, game.Ongoing, ByModerator)
+		return nil
+	})
+}
+
+// SetMessage records the Discord message that shows game id's board. It
+// changes the version like any change; it does not reset the clock.
+func (s *Store) SetMessage(ctx context.Context, id GameID, version int64, message string) (*Session, error) {
+	return s.update(ctx, id, version, func(_, next *Session, _ game.Position) error {
+		next.Message = message
+		return nil
+	})
+}
+
+// finishSession marks next finished with result r, ended by how.
+func finishSession(next *Session, r game.Result, how Ending) {
+	next.Status, next.Result, next.End, next.Deadline = StatusFinished, r, how, time.Time{}
+}
+
+// sessionWinFor is the result of a win for side m.
+func sessionWinFor(m game.Mark) game.Result {
+	if m == game.O {
+		return game.OWins
+	}
+	return game.XWins
+}

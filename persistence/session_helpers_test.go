@@ -1,0 +1,68 @@
+package persistence_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
+)
+
+// clock is a settable clock for Options.Now.
+type sessClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newSessClock() *sessClock { return &sessClock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)} }
+
+func (c *sessClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *sessClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// env is a private redis-server, a client and a Store on it.
+type sessEnv struct {
+	srv   *persistence.Server
+	rdb   *redis.Client
+	store *persistence.Store
+	clk   *sessClock
+}
+
+func newSessEnv(t testing.TB, o persistence.Options) *sessEnv {
+	t.Helper()
+	srv := redistest.Start(t)
+	rdb := redistest.Client(t, srv)
+	clk := newSessClock()
+	if o.Now == nil {
+		o.Now = clk.Now
+	}
+	return &sessEnv{srv: srv, rdb: rdb, store: persistence.New(rdb, o), clk: clk}
+}
+
+// ctx returns a context that ends with the test, within 20 seconds.
+func sessCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// humanGame is an active 3x3 game between two users.
+func sessHumanGame(x, o string) persistence.Session {
+	return persistence.Session{Rules: "3x3k3", Players: [2]persistence.Seat{{User: x}, {User: o}}, Guild: "g1"}
+}
+
+// cell is row, col on the game's 8-wide grid.
+func sessCell(row, col int) game.Cell { return game.NewCell(row, col) }

@@ -1,0 +1,216 @@
+package bot
+
+import (
+	"github.com/bwmarrin/discordgo"
+)
+
+// Command names, as Discord sends them in interactions whatever the user's
+// locale.
+const (
+	// CommandName is the player command, /ttt.
+	CommandName = "ttt"
+	// AdminCommandName is the moderator command, /ttt-admin.
+	AdminCommandName = "ttt-admin"
+)
+
+// Subcommand names of /ttt and /ttt-admin.
+const (
+	SubChallenge   = "challenge"
+	SubVsAI        = "vs-ai"
+	SubAIDuel      = "ai-duel"
+	SubResign      = "resign"
+	SubStats       = "stats"
+	SubLeaderboard = "leaderboard"
+	SubHelp        = "help"
+	SubRetrain     = "retrain"
+	SubModel       = "model"
+	SubEndGame     = "end-game"
+)
+
+// Option names and bounds.
+const (
+	optOpponent   = "opponent"
+	optBoard      = "board"
+	optFirst      = "first"
+	optLevel      = "level"
+	optSeed       = "seed"
+	optPosition   = "position"
+	optDepth      = "depth"
+	optIterations = "iterations"
+	optTimeMS     = "time-ms"
+	optRows       = "rows"
+	optCols       = "cols"
+	optK          = "k"
+	optX          = "x"
+	optO          = "o"
+	optUser       = "user"
+	optScope      = "scope"
+
+	// MaxSeed is the largest seed option: Discord integers are limited to
+	// the doubles' exact range, 2^53 - 1.
+	MaxSeed = 1<<53 - 1
+	// MaxDepth is the largest minimax depth option, in plies.
+	MaxDepth = 64
+	// MaxIterations is the largest MCTS iterations option.
+	MaxIterations = 1_000_000
+	// MinTimeMS and MaxTimeMS bound the thinking-time option, in ms.
+	MinTimeMS, MaxTimeMS = 10, 10_000
+	// maxPositionLen bounds the position option (8x8 with slashes is 71).
+	maxPositionLen = 80
+)
+
+// AdminPermissions is the default member permission of /ttt-admin: Manage
+// Server.
+const AdminPermissions int64 = discordgo.PermissionManageGuild
+
+// Levels returns the AI level names offered by the level, x and o options
+// when the caller has no registry at hand: the seven levels.
+func Levels() []string {
+	return []string{"random", "easy", "minimax", "mcts", "perfect", "neural", "humanlike"}
+}
+
+// Commands returns the application-command definitions to register: /ttt
+// with its subcommands and /ttt-admin, restricted by default to members
+// who can manage the server and to servers. Names, descriptions and choice
+// names carry the catalog's localisations. levels are the AI level names
+// to offer (at most 25; pass ai.Registry.Names() or Levels()).
+func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
+	b := cmdBuilder{cat: cat}
+	board := b.boardOption
+	custom := func() []*discordgo.ApplicationCommandOption {
+		return []*discordgo.ApplicationCommandOption{
+			b.intOption(optRows, 3, MaxActionRows),
+			b.intOption(optCols, 3, MaxRowButtons),
+			b.intOption(optK, 3, max(MaxActionRows, MaxRowButtons)),
+		}
+	}
+	seed := func() *discordgo.ApplicationCommandOption { return b.intOption(optSeed, 0, MaxSeed) }
+	levelOpt := func(name string) *discordgo.ApplicationCommandOption {
+		o := b.option(discordgo.ApplicationCommandOptionString, name, true)
+		for _, l := range levels {
+			o.Choices = append(o.Choices, b.choice("level."+l, l))
+		}
+		return o
+	}
+	first := func(other string) *discordgo.ApplicationCommandOption {
+		o := b.option(discordgo.ApplicationCommandOptionString, optFirst, false)
+		o.Choices = []*discordgo.ApplicationCommandOptionChoice{
+			b.choice("choice.first.me", FirstMe.value(other)),
+			b.choice("choice.first."+other, other),
+			b.choice("choice.first.random", FirstRandom.value(other)),
+		}
+		return o
+	}
+	position := b.option(discordgo.ApplicationCommandOptionString, optPosition, false)
+	minLen := 1
+	position.MinLength, position.MaxLength = &minLen, maxPositionLen
+	scope := b.option(discordgo.ApplicationCommandOptionString, optScope, false)
+	scope.Choices = []*discordgo.ApplicationCommandOptionChoice{
+		b.choice("choice.scope.server", string(ScopeServer)),
+		b.choice("choice.scope.global", string(ScopeGlobal)),
+	}
+
+	ttt := &discordgo.ApplicationCommand{
+		Type:                     discordgo.ChatApplicationCommand,
+		Name:                     CommandName,
+		Description:              cat.Text(DefaultLocale, "cmd.ttt.desc"),
+		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt.desc")),
+		Options: []*discordgo.ApplicationCommandOption{
+			b.sub(SubChallenge, append([]*discordgo.ApplicationCommandOption{
+				b.option(discordgo.ApplicationCommandOptionUser, optOpponent, false),
+				board(),
+				first("opponent"),
+			}, custom()...)...),
+			b.sub(SubVsAI, append([]*discordgo.ApplicationCommandOption{
+				levelOpt(optLevel),
+				board(),
+				first("ai"),
+				seed(),
+				position,
+				b.intOption(optDepth, 1, MaxDepth),
+				b.intOption(optIterations, 1, MaxIterations),
+				b.intOption(optTimeMS, MinTimeMS, MaxTimeMS),
+			}, custom()...)...),
+			b.sub(SubAIDuel, append([]*discordgo.ApplicationCommandOption{
+				levelOpt(optX),
+				levelOpt(optO),
+				board(),
+				seed(),
+			}, custom()...)...),
+			b.sub(SubResign),
+			b.sub(SubStats, b.option(discordgo.ApplicationCommandOptionUser, optUser, false)),
+			b.sub(SubLeaderboard, scope),
+			b.sub(SubHelp),
+		},
+	}
+	perms := AdminPermissions
+	admin := &discordgo.ApplicationCommand{
+		Type:                     discordgo.ChatApplicationCommand,
+		Name:                     AdminCommandName,
+		Description:              cat.Text(DefaultLocale, "cmd.ttt-admin.desc"),
+		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt-admin.desc")),
+		DefaultMemberPermissions: &perms,
+		Contexts:                 &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
+		Options: []*discordgo.ApplicationCommandOption{
+			b.sub(SubRetrain, board()),
+			b.sub(SubModel, board()),
+			b.sub(SubEndGame),
+		},
+	}
+	return []*discordgo.ApplicationCommand{ttt, admin}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// cmdBuilder builds localised options from catalog keys: "cmd.<sub>.name"
+// and ".desc" for subcommands, "opt.<name>.name" and ".desc" for options.
+type cmdBuilder struct{ cat *Catalog }
+
+func (b cmdBuilder) sub(name string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
+	return &discordgo.ApplicationCommandOption{
+		Type:                     discordgo.ApplicationCommandOptionSubCommand,
+		Name:                     name,
+		NameLocalizations:        b.cat.Localizations("cmd." + name + ".name"),
+		Description:              b.cat.Text(DefaultLocale, "cmd."+name+".desc"),
+		DescriptionLocalizations: b.cat.Localizations("cmd." + name + ".desc"),
+		Options:                  opts,
+	}
+}
+
+func (b cmdBuilder) option(t discordgo.ApplicationCommandOptionType, name string, required bool) *discordgo.ApplicationCommandOption {
+	return &discordgo.ApplicationCommandOption{
+		Type:                     t,
+		Name:                     name,
+		NameLocalizations:        b.cat.Localizations("opt." + name + ".name"),
+		Description:              b.cat.Text(DefaultLocale, "opt."+name+".desc"),
+		DescriptionLocalizations: b.cat.Localizations("opt." + name + ".desc"),
+		Required:                 required,
+	}
+}
+
+func (b cmdBuilder) intOption(name string, lo, hi float64) *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionInteger, name, false)
+	o.MinValue, o.MaxValue = &lo, hi
+	return o
+}
+
+func (b cmdBuilder) boardOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optBoard, false)
+	for _, p := range Presets() {
+		o.Choices = append(o.Choices, b.choice("choice.board."+p.Key, p.Key))
+	}
+	return o
+}
+
+// choice returns a choice named by key's text, or by value when the
+// catalog has no such key (a level added without texts).
+func (b cmdBuilder) choice(key, value string) *discordgo.ApplicationCommandOptionChoice {
+	if !b.cat.Has(key) {
+		return &discordgo.ApplicationCommandOptionChoice{Name: value, Value: value}
+	}
+	return &discordgo.ApplicationCommandOptionChoice{
+		Name:              b.cat.Text(DefaultLocale, key),
+		NameLocalizations: b.cat.Localizations(key),
+		Value:             value,
+	}
+}

@@ -1,0 +1,159 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Discord's limits on application-command definitions.
+const (
+	MaxCommandNameLen   = 32
+	MaxCommandDescLen   = 100
+	MaxCommandOptions   = 25
+	MaxOptionChoices    = 25
+	MaxChoiceNameLen    = 100
+	MaxCommandTotalSize = 4000 // names, descriptions and choices, per locale
+)
+
+// commandNameRE is Discord's rule for command, option and their localised
+// names (without the Devanagari and Thai scripts, which we do not use).
+var commandNameRE = regexp.MustCompile(`^[-_\p{L}\p{N}]{1,32}$`)
+
+// CheckCommands reports every way cmds break Discord's rules: names not
+// lower case or not matching ^[-_\p{L}\p{N}]{1,32}$ (localised ones too),
+// empty or over-long descriptions, more than 25 options or choices,
+// required options after optional ones, repeated names on one level (in
+// any locale), and a command over 4000 characters in any locale.
+func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrLimit}, a...)...))
+	}
+	checkName := func(where, n string) {
+		if !commandNameRE.MatchString(n) || strings.ToLower(n) != n {
+			bad("%s: name %q", where, n)
+		}
+	}
+	checkDesc := func(where, d string) {
+		if n := utf8.RuneCountInString(d); n == 0 || n > MaxCommandDescLen {
+			bad("%s: description is %d characters, want 1 to %d", where, n, MaxCommandDescLen)
+		}
+	}
+	locales := map[discordgo.Locale]bool{}
+	var walk func(where string, opts []*discordgo.ApplicationCommandOption)
+	walk = func(where string, opts []*discordgo.ApplicationCommandOption) {
+		if len(opts) > MaxCommandOptions {
+			bad("%s: %d options, limit %d", where, len(opts), MaxCommandOptions)
+		}
+		seen := map[string]bool{}
+		optional := false
+		for _, o := range opts {
+			w := where + " " + o.Name
+			checkName(w, o.Name)
+			checkDesc(w, o.Description)
+			if seen["|"+o.Name] {
+				bad("%s: repeated name", w)
+			}
+			seen["|"+o.Name] = true
+			for l, n := range o.NameLocalizations {
+				locales[l] = true
+				checkName(w+" ["+string(l)+"]", n)
+				if seen[string(l)+"|"+n] {
+					bad("%s: repeated %s name %q", w, l, n)
+				}
+				seen[string(l)+"|"+n] = true
+			}
+			for l, d := range o.DescriptionLocalizations {
+				locales[l] = true
+				checkDesc(w+" ["+string(l)+"]", d)
+			}
+			if o.Required && optional {
+				bad("%s: required option after an optional one", w)
+			}
+			optional = optional || !o.Required
+			if len(o.Choices) > MaxOptionChoices {
+				bad("%s: %d choices, limit %d", w, len(o.Choices), MaxOptionChoices)
+			}
+			for _, c := range o.Choices {
+				if n := utf8.RuneCountInString(c.Name); n == 0 || n > MaxChoiceNameLen {
+					bad("%s: choice %q name length %d", w, c.Name, n)
+				}
+				for l, n := range c.NameLocalizations {
+					if k := utf8.RuneCountInString(n); k == 0 || k > MaxChoiceNameLen {
+						bad("%s: choice %q [%s] name length %d", w, c.Name, l, k)
+					}
+				}
+			}
+			walk(w, o.Options)
+		}
+	}
+	names := map[string]bool{}
+	for _, c := range cmds {
+		checkName("/"+c.Name, c.Name)
+		if names[c.Name] {
+			bad("/%s: repeated command", c.Name)
+		}
+		names[c.Name] = true
+		checkDesc("/"+c.Name, c.Description)
+		if c.DescriptionLocalizations != nil {
+			for l, d := range *c.DescriptionLocalizations {
+				locales[l] = true
+				checkDesc("/"+c.Name+" ["+string(l)+"]", d)
+			}
+		}
+		walk("/"+c.Name, c.Options)
+		for _, l := range append([]discordgo.Locale{""}, sortedLocales(locales)...) {
+			if n := commandSize(c, l); n > MaxCommandTotalSize {
+				bad("/%s [%s]: %d characters, limit %d", c.Name, l, n, MaxCommandTotalSize)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sortedLocales(m map[discordgo.Locale]bool) []discordgo.Locale {
+	var out []discordgo.Locale
+	for l := range m {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// commandSize counts the characters of c's names, descriptions and choice
+// names and values as seen in locale l ("" for the default).
+func commandSize(c *discordgo.ApplicationCommand, l discordgo.Locale) int {
+	pick := func(def string, m map[discordgo.Locale]string) int {
+		if s, ok := m[l]; ok {
+			return utf8.RuneCountInString(s)
+		}
+		return utf8.RuneCountInString(def)
+	}
+	var descs map[discordgo.Locale]string
+	if c.DescriptionLocalizations != nil {
+		descs = *c.DescriptionLocalizations
+	}
+	var names map[discordgo.Locale]string
+	if c.NameLocalizations != nil {
+		names = *c.NameLocalizations
+	}
+	n := pick(c.Name, names) + pick(c.Description, descs)
+	var walk func(opts []*discordgo.ApplicationCommandOption)
+	walk = func(opts []*discordgo.ApplicationCommandOption) {
+		for _, o := range opts {
+			n += pick(o.Name, o.NameLocalizations) + pick(o.Description, o.DescriptionLocalizations)
+			for _, ch := range o.Choices {
+				n += pick(ch.Name, ch.NameLocalizations) + utf8.RuneCountInString(fmt.Sprint(ch.Value))
+			}
+			walk(o.Options)
+		}
+	}
+	walk(c.Options)
+	return n
+}

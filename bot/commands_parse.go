@@ -1,0 +1,540 @@
+package bot
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// First says who plays X and moves first (or, from a given position, who
+// moves next).
+type First uint8
+
+// The choices of the first option. The zero value is FirstRandom, the
+// default.
+const (
+	// FirstRandom leaves it to chance.
+	FirstRandom First = iota
+	// FirstMe: the invoking user.
+	FirstMe
+	// FirstOther: the opponent, or the AI.
+	FirstOther
+)
+
+// value returns the choice value; other is "opponent" or "ai".
+func (f First) value(other string) string {
+	switch f {
+	case FirstMe:
+		return "me"
+	case FirstOther:
+		return other
+	}
+	return "random"
+}
+
+// Scope is the leaderboard's reach.
+type Scope string
+
+// The leaderboard scopes.
+const (
+	// ScopeServer ranks the players of the server the command came from.
+	ScopeServer Scope = "server"
+	// ScopeGlobal ranks all players.
+	ScopeGlobal Scope = "global"
+)
+
+// Request is a parsed slash command: one of the *Request types below.
+type Request interface{ request() }
+
+// ChallengeRequest is /ttt challenge.
+type ChallengeRequest struct {
+	// Opponent is the challenged user's ID, or "" for an open challenge.
+	Opponent string
+	// Rules is the board.
+	Rules game.Rules
+	// First says who plays X: the challenger (FirstMe), the opponent
+	// (FirstOther) or chance.
+	First First
+}
+
+// VsAIRequest is /ttt vs-ai.
+type VsAIRequest struct {
+	// AI is the computer player: level and advanced options. Its Seed is
+	// meaningful only when SeedSet.
+	AI persistence.AI
+	// SeedSet reports whether the user gave a seed; if not, the handler
+	// picks one (and may show it so the game can be replayed).
+	SeedSet bool
+	// Rules is the board.
+	Rules game.Rules
+	// First says who moves first from Start: the user (FirstMe), the AI
+	// (FirstOther) or chance.
+	First First
+	// Start is the starting position in canonical notation, or "" for the
+	// empty board.
+	Start string
+}
+
+// AIDuelRequest is /ttt ai-duel.
+type AIDuelRequest struct {
+	// X and O are the two computer players; their seeds are meaningful
+	// only when SeedSet (both get the given seed).
+	X, O persistence.AI
+	// SeedSet reports whether the user gave a seed.
+	SeedSet bool
+	// Rules is the board.
+	Rules game.Rules
+}
+
+// ResignRequest is /ttt resign.
+type ResignRequest struct{}
+
+// StatsRequest is /ttt stats.
+type StatsRequest struct {
+	// User is whose stats to show: the named user, else the invoker.
+	User string
+}
+
+// LeaderboardRequest is /ttt leaderboard.
+type LeaderboardRequest struct {
+	// Scope is ScopeServer (the default) or ScopeGlobal.
+	Scope Scope
+}
+
+// HelpRequest is /ttt help.
+type HelpRequest struct{}
+
+// RetrainRequest is /ttt-admin retrain.
+type RetrainRequest struct {
+	// Rules is the board whose network to retrain.
+	Rules game.Rules
+}
+
+// ModelRequest is /ttt-admin model.
+type ModelRequest struct {
+	// Rules is the board whose network to show.
+	Rules game.Rules
+}
+
+// EndGameRequest is /ttt-admin end-game.
+type EndGameRequest struct{}
+
+func (ChallengeRequest) request()   {}
+func (VsAIRequest) request()        {}
+func (AIDuelRequest) request()      {}
+func (ResignRequest) request()      {}
+func (StatsRequest) request()       {}
+func (LeaderboardRequest) request() {}
+func (HelpRequest) request()        {}
+func (RetrainRequest) request()     {}
+func (ModelRequest) request()       {}
+func (EndGameRequest) request()     {}
+
+// ParseContext is what ParseCommand needs besides the option data.
+type ParseContext struct {
+	// User is the invoking user's ID.
+	User string
+	// Levels are the AI level names accepted (as given to Commands).
+	Levels []string
+}
+
+// ParseCommand turns the data of a slash-command interaction into a typed
+// Request. Bad, missing, duplicated or out-of-range options fail with a
+// *UserError that Catalog.Error shows in the user's locale; Discord's
+// client checks most of them already, so these mostly catch forged
+// requests and combinations the client cannot check (challenging yourself
+// or a bot, board and custom size together, a bad position). It never
+// panics, whatever the data.
+func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (Request, error) {
+	if data == nil || (data.Name != CommandName && data.Name != AdminCommandName) ||
+		len(data.Options) != 1 || data.Options[0] == nil ||
+		data.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		return nil, userErr("error.unknown_command")
+	}
+	sub := data.Options[0]
+	o, err := collect(sub.Options)
+	if err != nil {
+		return nil, err
+	}
+	var req Request
+	switch data.Name + " " + sub.Name {
+	case CommandName + " " + SubChallenge:
+		req, err = parseChallenge(o, data.Resolved, pc)
+	case CommandName + " " + SubVsAI:
+		req, err = parseVsAI(o, pc)
+	case CommandName + " " + SubAIDuel:
+		req, err = parseAIDuel(o, pc)
+	case CommandName + " " + SubResign:
+		req = ResignRequest{}
+	case CommandName + " " + SubStats:
+		r := StatsRequest{User: pc.User}
+		if u, ok, err := o.user(optUser); err != nil {
+			return nil, err
+		} else if ok {
+			r.User = u
+		}
+		req = r
+	case CommandName + " " + SubLeaderboard:
+		r := LeaderboardRequest{Scope: ScopeServer}
+		if s, ok, err := o.choice(optScope, string(ScopeServer), string(ScopeGlobal)); err != nil {
+			return nil, err
+		} else if ok {
+			r.Scope = Scope(s)
+		}
+		req = r
+	case CommandName + " " + SubHelp:
+		req = HelpRequest{}
+	case AdminCommandName + " " + SubRetrain:
+		var r game.Rules
+		if r, err = o.rules(); err == nil {
+			req = RetrainRequest{Rules: r}
+		}
+	case AdminCommandName + " " + SubModel:
+		var r game.Rules
+		if r, err = o.rules(); err == nil {
+			req = ModelRequest{Rules: r}
+		}
+	case AdminCommandName + " " + SubEndGame:
+		req = EndGameRequest{}
+	default:
+		return nil, userErr("error.unknown_command")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(o.unused) > 0 {
+		return nil, optErr(o.unusedNames()[0])
+	}
+	return req, nil
+}
+
+func parseChallenge(o *options, res *discordgo.ApplicationCommandInteractionDataResolved, pc ParseContext) (Request, error) {
+	var r ChallengeRequest
+	var err error
+	opp, ok, err := o.user(optOpponent)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if opp == pc.User {
+			return nil, userErr("error.self_challenge")
+		}
+		if res != nil && res.Users[opp] != nil && res.Users[opp].Bot {
+			return nil, userErr("error.bot_challenge")
+		}
+		r.Opponent = opp
+	}
+	if r.First, err = o.first("opponent"); err != nil {
+		return nil, err
+	}
+	if r.Rules, err = o.rules(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func parseVsAI(o *options, pc ParseContext) (Request, error) {
+	var r VsAIRequest
+	var err error
+	if r.AI.Level, err = o.level(optLevel, pc.Levels); err != nil {
+		return nil, err
+	}
+	if r.Rules, err = o.rules(); err != nil {
+		return nil, err
+	}
+	if r.First, err = o.first("ai"); err != nil {
+		return nil, err
+	}
+	if r.AI.Seed, r.SeedSet, err = o.seed(); err != nil {
+		return nil, err
+	}
+	if d, ok, err := o.integer(optDepth, 1, MaxDepth); err != nil {
+		return nil, err
+	} else if ok {
+		r.AI.Depth = int(d)
+	}
+	if n, ok, err := o.integer(optIterations, 1, MaxIterations); err != nil {
+		return nil, err
+	} else if ok {
+		r.AI.Iterations = int(n)
+	}
+	if ms, ok, err := o.integer(optTimeMS, MinTimeMS, MaxTimeMS); err != nil {
+		return nil, err
+	} else if ok {
+		r.AI.Budget = time.Duration(ms) * time.Millisecond
+	}
+	if s, ok, err := o.str(optPosition); err != nil {
+		return nil, err
+	} else if ok {
+		if len(s) > maxPositionLen {
+			return nil, positionErr(r.Rules, nil)
+		}
+		p, err := game.ParsePosition(r.Rules, s)
+		if err != nil || p.Over() {
+			return nil, positionErr(r.Rules, err)
+		}
+		r.Start = p.String()
+	}
+	return r, nil
+}
+
+// positionErr explains the position notation for rules.
+func positionErr(r game.Rules, cause error) *UserError {
+	rows := make([]string, r.Rows())
+	for i := range rows {
+		rows[i] = strings.Repeat("-", r.Cols())
+	}
+	rows[0] = "X" + rows[0][1:]
+	e := userErr("error.bad_position", "rules", r.String(), "rows", strconv.Itoa(r.Rows()),
+		"example", strings.Join(rows, "/"))
+	e.Err = cause
+	return e
+}
+
+func parseAIDuel(o *options, pc ParseContext) (Request, error) {
+	var r AIDuelRequest
+	var err error
+	if r.X.Level, err = o.level(optX, pc.Levels); err != nil {
+		return nil, err
+	}
+	if r.O.Level, err = o.level(optO, pc.Levels); err != nil {
+		return nil, err
+	}
+	if r.Rules, err = o.rules(); err != nil {
+		return nil, err
+	}
+	var seed uint64
+	if seed, r.SeedSet, err = o.seed(); err != nil {
+		return nil, err
+	}
+	r.X.Seed, r.O.Seed = seed, seed
+	return r, nil
+}
+
+// options are a subcommand's options by name; each accessor consumes
+// the option it reads, so leftovers are options the subcommand lacks.
+type options struct {
+	unused map[string]*discordgo.ApplicationCommandInteractionDataOption
+}
+
+func collect(in []*discordgo.ApplicationCommandInteractionDataOption) (*options, error) {
+	o := &options{unused: map[string]*discordgo.ApplicationCommandInteractionDataOption{}}
+	for _, opt := range in {
+		if opt == nil || opt.Name == "" {
+			return nil, userErr("error.unknown_command")
+		}
+		if _, dup := o.unused[opt.Name]; dup || opt.Value == nil {
+			return nil, optErr(opt.Name)
+		}
+		o.unused[opt.Name] = opt
+	}
+	return o, nil
+}
+
+func (o *options) unusedNames() []string {
+	var out []string
+	for k := range o.unused {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// take removes and returns the option name if it is present with type t.
+func (o *options) take(name string, t discordgo.ApplicationCommandOptionType) (any, bool, error) {
+	opt, ok := o.unused[name]
+	if !ok {
+		return nil, false, nil
+	}
+	delete(o.unused, name)
+	if opt.Type != t {
+		return nil, false, optErr(name)
+	}
+	return opt.Value, true, nil
+}
+
+func (o *options) str(name string) (string, bool, error) {
+	v, ok, err := o.take(name, discordgo.ApplicationCommandOptionString)
+	if !ok || err != nil {
+		return "", ok, err
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		return "", false, optErr(name)
+	}
+	return s, true, nil
+}
+
+func (o *options) user(name string) (string, bool, error) {
+	v, ok, err := o.take(name, discordgo.ApplicationCommandOptionUser)
+	if !ok || err != nil {
+		return "", ok, err
+	}
+	s, isStr := v.(string)
+	if !isStr || !snowflake(s) {
+		return "", false, optErr(name)
+	}
+	return s, true, nil
+}
+
+// snowflake reports whether s looks like a Discord ID: 1 to 20 digits.
+func snowflake(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// integer reads an integer option within [lo, hi]. Discord sends numbers
+// as JSON numbers (float64 after decoding); Go-built data may use ints.
+func (o *options) integer(name string, lo, hi int64) (int64, bool, error) {
+	v, ok, err := o.take(name, discordgo.ApplicationCommandOptionInteger)
+	if !ok || err != nil {
+		return 0, ok, err
+	}
+	var n int64
+	switch x := v.(type) {
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) || x < -MaxSeed || x > MaxSeed {
+			return 0, false, optErr(name)
+		}
+		n = int64(x)
+	case int:
+		n = int64(x)
+	case int64:
+		n = x
+	case json.Number:
+		if n, err = x.Int64(); err != nil {
+			return 0, false, optErr(name)
+		}
+	default:
+		return 0, false, optErr(name)
+	}
+	if n < lo || n > hi {
+		e := userErr("error.out_of_range", "min", strconv.FormatInt(lo, 10), "max", strconv.FormatInt(hi, 10))
+		e.Option = name
+		return 0, false, e
+	}
+	return n, true, nil
+}
+
+func (o *options) choice(name string, allowed ...string) (string, bool, error) {
+	s, ok, err := o.str(name)
+	if !ok || err != nil {
+		return "", ok, err
+	}
+	if !slices.Contains(allowed, s) {
+		return "", false, optErr(name)
+	}
+	return s, true, nil
+}
+
+func (o *options) first(other string) (First, error) {
+	s, ok, err := o.choice(optFirst, "me", other, "random")
+	if !ok || err != nil {
+		return FirstRandom, err
+	}
+	switch s {
+	case "me":
+		return FirstMe, nil
+	case other:
+		return FirstOther, nil
+	}
+	return FirstRandom, nil
+}
+
+func (o *options) level(name string, levels []string) (string, error) {
+	s, ok, err := o.str(name)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", optErr(name)
+	}
+	if !slices.Contains(levels, s) {
+		return "", userErr("error.unknown_level", "level", s, "levels", strings.Join(levels, ", "))
+	}
+	return s, nil
+}
+
+func (o *options) seed() (uint64, bool, error) {
+	n, ok, err := o.integer(optSeed, 0, MaxSeed)
+	return uint64(n), ok, err
+}
+
+// rules reads the board: a preset, or custom rows, cols and k, or 3x3 by
+// default. Boards must fit in buttons.
+func (o *options) rules() (game.Rules, error) {
+	board, hasBoard, err := o.str(optBoard)
+	if err != nil {
+		return game.Rules{}, err
+	}
+	var dims [3]int64
+	var has [3]bool
+	for i, name := range []string{optRows, optCols, optK} {
+		// Range is checked below with clearer messages than out_of_range.
+		if dims[i], has[i], err = o.integer(name, math.MinInt32, math.MaxInt32); err != nil {
+			return game.Rules{}, err
+		}
+	}
+	custom := has[0] || has[1] || has[2]
+	switch {
+	case hasBoard && custom:
+		return game.Rules{}, userErr("error.board_conflict")
+	case hasBoard:
+		r, ok := presetRules(board)
+		if !ok {
+			return game.Rules{}, optErr(optBoard)
+		}
+		return r, nil
+	case !custom:
+		return game.Classic(), nil
+	}
+	rows, cols := dims[0], dims[1]
+	switch {
+	case !has[0] && !has[1]:
+		rows, cols = 3, 3
+	case !has[0]:
+		rows = cols
+	case !has[1]:
+		cols = rows
+	}
+	if rows > MaxActionRows || cols > MaxRowButtons {
+		return game.Rules{}, userErr("error.board_too_big", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10))
+	}
+	if rows < game.MinSize || cols < game.MinSize {
+		return game.Rules{}, userErr("error.board_too_small")
+	}
+	k := dims[2]
+	if !has[2] {
+		k = min(rows, cols)
+	}
+	r, err := game.NewRules(int(rows), int(cols), int(k))
+	if err != nil {
+		e := userErr("error.bad_k", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10),
+			"max", strconv.FormatInt(max(rows, cols), 10))
+		e.Err = err
+		return game.Rules{}, e
+	}
+	return r, nil
+}
+
+// optErr reports an option whose value cannot be read.
+func optErr(name string) *UserError {
+	e := userErr("error.bad_option")
+	e.Option = name
+	return e
+}

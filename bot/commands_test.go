@@ -1,0 +1,393 @@
+package bot
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+func TestCommandsGolden(t *testing.T) {
+	cmds := Commands(testCatalog(t), Levels())
+	got := wireJSON(t, cmds)
+	if strings.Contains(string(got), "[[") {
+		t.Errorf("a command text is missing from the catalog:\n%s", got)
+	}
+	golden(t, "commands.json", got)
+}
+
+func TestCommandsLimits(t *testing.T) {
+	cat := testCatalog(t)
+	if err := CheckCommands(Commands(cat, Levels())); err != nil {
+		t.Errorf("CheckCommands:\n%v", err)
+	}
+	// A level without texts gets its name as the choice name.
+	if err := CheckCommands(Commands(cat, []string{"random", "brand-new"})); err != nil {
+		t.Errorf("CheckCommands with an unknown level:\n%v", err)
+	}
+}
+
+func TestCheckCommandsCatches(t *testing.T) {
+	cat := testCatalog(t)
+	tests := []struct {
+		name   string
+		mutate func(c []*discordgo.ApplicationCommand)
+		want   string
+	}{
+		{"upper-case name", func(c []*discordgo.ApplicationCommand) { c[0].Options[0].Name = "Challenge" }, `name "Challenge"`},
+		{"space in localised name", func(c []*discordgo.ApplicationCommand) { c[0].Options[0].NameLocalizations[discordgo.Greek] = "α β" }, `name "α β"`},
+		{"long description", func(c []*discordgo.ApplicationCommand) { c[0].Description = strings.Repeat("d", 101) }, "description is 101"},
+		{"empty description", func(c []*discordgo.ApplicationCommand) { c[0].Options[1].Options[0].Description = "" }, "description is 0"},
+		{"duplicate localised name", func(c []*discordgo.ApplicationCommand) {
+			c[0].Options[1].Options[1].NameLocalizations[discordgo.PortugueseBR] = c[0].Options[1].Options[0].NameLocalizations[discordgo.PortugueseBR]
+		}, "repeated"},
+		{"required after optional", func(c []*discordgo.ApplicationCommand) { c[0].Options[1].Options[3].Required = true }, "required option after"},
+		{"too many choices", func(c []*discordgo.ApplicationCommand) {
+			o := c[0].Options[1].Options[0]
+			for len(o.Choices) <= MaxOptionChoices {
+				o.Choices = append(o.Choices, &discordgo.ApplicationCommandOptionChoice{Name: "n", Value: "v"})
+			}
+		}, "26 choices"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Commands(cat, Levels())
+			tt.mutate(c)
+			err := CheckCommands(c)
+			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("CheckCommands = %v, want ErrLimit mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestCommandNamesCanonical checks that the English names in the catalog
+// are the canonical names the parser reads, so the catalog cannot drift.
+func TestCommandNamesCanonical(t *testing.T) {
+	cat := testCatalog(t)
+	var walk func(prefix string, opts []*discordgo.ApplicationCommandOption)
+	walk = func(prefix string, opts []*discordgo.ApplicationCommandOption) {
+		for _, o := range opts {
+			key := "opt." + o.Name + ".name"
+			if o.Type == discordgo.ApplicationCommandOptionSubCommand {
+				key = "cmd." + o.Name + ".name"
+			}
+			if got := cat.Text(DefaultLocale, key); got != o.Name {
+				t.Errorf("%s %s: %s is %q", prefix, o.Name, key, got)
+			}
+			for _, loc := range cat.Locales()[1:] {
+				if o.NameLocalizations[loc] == "" || o.DescriptionLocalizations[loc] == "" {
+					t.Errorf("%s %s: no %s name or description", prefix, o.Name, string(loc))
+				}
+			}
+			walk(prefix+" "+o.Name, o.Options)
+		}
+	}
+	cmds := Commands(cat, Levels())
+	for _, c := range cmds {
+		walk("/"+c.Name, c.Options)
+	}
+	admin := cmds[1]
+	if admin.Name != AdminCommandName || admin.DefaultMemberPermissions == nil || *admin.DefaultMemberPermissions != discordgo.PermissionManageGuild {
+		t.Errorf("/%s: default member permissions %v, want Manage Server", admin.Name, admin.DefaultMemberPermissions)
+	}
+}
+
+// cmd builds slash-command data as Discord sends it, going through JSON so
+// numbers arrive as float64.
+func cmd(t testing.TB, name, sub string, opts ...any) *discordgo.ApplicationCommandInteractionData {
+	t.Helper()
+	type opt struct {
+		Name  string                                 `json:"name"`
+		Type  discordgo.ApplicationCommandOptionType `json:"type"`
+		Value any                                    `json:"value"`
+	}
+	var list []opt
+	for i := 0; i+1 < len(opts); i += 2 {
+		n := opts[i].(string)
+		v := opts[i+1]
+		o := opt{Name: n, Value: v, Type: discordgo.ApplicationCommandOptionString}
+		switch v.(type) {
+		case int, float64:
+			o.Type = discordgo.ApplicationCommandOptionInteger
+		case user:
+			o.Type, o.Value = discordgo.ApplicationCommandOptionUser, string(v.(user))
+		}
+		list = append(list, o)
+	}
+	raw := map[string]any{
+		"id": "1", "name": name, "type": 1,
+		"options":  []any{map[string]any{"name": sub, "type": 1, "options": list}},
+		"resolved": map[string]any{"users": map[string]any{"999": map[string]any{"id": "999", "username": "robot", "bot": true}}},
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d discordgo.ApplicationCommandInteractionData
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+// user marks a user-typed option value in cmd.
+type user string
+
+func TestParseCommand(t *testing.T) {
+	pc := ParseContext{User: "100", Levels: Levels()}
+	r := func(s string) game.Rules {
+		r, err := game.ParseRules(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tests := []struct {
+		name string
+		data *discordgo.ApplicationCommandInteractionData
+		want Request
+	}{
+		{"challenge open", cmd(t, "ttt", "challenge"), ChallengeRequest{Rules: game.Classic()}},
+		{"challenge user", cmd(t, "ttt", "challenge", "opponent", user("200"), "board", "4x3xox", "first", "opponent"),
+			ChallengeRequest{Opponent: "200", Rules: r("4x3xox"), First: FirstOther}},
+		{"challenge custom", cmd(t, "ttt", "challenge", "rows", 4, "cols", 5, "first", "me"),
+			ChallengeRequest{Rules: r("4x5k4"), First: FirstMe}},
+		{"challenge custom k", cmd(t, "ttt", "challenge", "rows", 5, "k", 3), ChallengeRequest{Rules: r("5x5k3")}},
+		{"challenge custom cols only", cmd(t, "ttt", "challenge", "cols", 3, "k", 3), ChallengeRequest{Rules: r("3x3k3")}},
+		{"vs-ai minimal", cmd(t, "ttt", "vs-ai", "level", "easy"), VsAIRequest{AI: persistence.AI{Level: "easy"}, Rules: game.Classic()}},
+		{"vs-ai full", cmd(t, "ttt", "vs-ai", "level", "mcts", "board", "5x5k4", "first", "ai", "seed", 42,
+			"position", "x----/-o---/-----/-----/-----", "depth", 4, "iterations", 5000, "time-ms", 250),
+			VsAIRequest{AI: persistence.AI{Level: "mcts", Seed: 42, Depth: 4, Iterations: 5000, Budget: 250 * time.Millisecond},
+				SeedSet: true, Rules: r("5x5k4"), First: FirstOther, Start: "X----/-O---/-----/-----/-----"}},
+		{"vs-ai max seed", cmd(t, "ttt", "vs-ai", "level", "random", "seed", float64(MaxSeed)),
+			VsAIRequest{AI: persistence.AI{Level: "random", Seed: MaxSeed}, SeedSet: true, Rules: game.Classic()}},
+		{"ai-duel", cmd(t, "ttt", "ai-duel", "x", "perfect", "o", "minimax", "board", "4x4k3", "seed", 7),
+			AIDuelRequest{X: persistence.AI{Level: "perfect", Seed: 7}, O: persistence.AI{Level: "minimax", Seed: 7}, SeedSet: true, Rules: r("4x4k3")}},
+		{"resign", cmd(t, "ttt", "resign"), ResignRequest{}},
+		{"stats self", cmd(t, "ttt", "stats"), StatsRequest{User: "100"}},
+		{"stats other", cmd(t, "ttt", "stats", "user", user("300")), StatsRequest{User: "300"}},
+		{"leaderboard", cmd(t, "ttt", "leaderboard"), LeaderboardRequest{Scope: ScopeServer}},
+		{"leaderboard global", cmd(t, "ttt", "leaderboard", "scope", "global"), LeaderboardRequest{Scope: ScopeGlobal}},
+		{"help", cmd(t, "ttt", "help"), HelpRequest{}},
+		{"retrain", cmd(t, "ttt-admin", "retrain", "board", "5x5k5"), RetrainRequest{Rules: r("5x5k5")}},
+		{"model", cmd(t, "ttt-admin", "model"), ModelRequest{Rules: game.Classic()}},
+		{"end-game", cmd(t, "ttt-admin", "end-game"), EndGameRequest{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseCommand(tt.data, pc)
+			if err != nil {
+				t.Fatalf("ParseCommand: %v", err)
+			}
+			if !sameRequest(got, tt.want) {
+				t.Errorf("ParseCommand = %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// sameRequest compares requests: type, fields (Rules marshal as {}) and
+// rules by notation.
+func sameRequest(a, b Request) bool { return describe(a) == describe(b) }
+
+func describe(r Request) string {
+	var rules game.Rules
+	switch v := r.(type) {
+	case ChallengeRequest:
+		rules = v.Rules
+	case VsAIRequest:
+		rules = v.Rules
+	case AIDuelRequest:
+		rules = v.Rules
+	case RetrainRequest:
+		rules = v.Rules
+	case ModelRequest:
+		rules = v.Rules
+	}
+	j, _ := json.Marshal(r)
+	return fmt.Sprintf("%T|%s|%s", r, rules, j)
+}
+
+func TestParseCommandErrors(t *testing.T) {
+	pc := ParseContext{User: "100", Levels: []string{"random", "easy", "minimax", "mcts", "perfect"}}
+	cat := testCatalog(t)
+	tests := []struct {
+		name string
+		data *discordgo.ApplicationCommandInteractionData
+		key  string
+		text string // the English message, when worth pinning
+	}{
+		{"nil", nil, "error.unknown_command", ""},
+		{"other command", cmd(t, "chess", "help"), "error.unknown_command", ""},
+		{"unknown sub", cmd(t, "ttt", "dance"), "error.unknown_command", ""},
+		{"admin sub on ttt", cmd(t, "ttt", "retrain"), "error.unknown_command", ""},
+		{"self", cmd(t, "ttt", "challenge", "opponent", user("100")), "error.self_challenge", "You can't challenge yourself."},
+		{"bot", cmd(t, "ttt", "challenge", "opponent", user("999")), "error.bot_challenge", ""},
+		{"bad user id", cmd(t, "ttt", "challenge", "opponent", user("abc")), "error.bad_option", "The option opponent has a value I can't read."},
+		{"too big", cmd(t, "ttt", "challenge", "rows", 6, "cols", 6), "error.board_too_big",
+			"A 6×6 board doesn't fit in Discord's buttons; boards can be at most 5×5."},
+		{"too wide", cmd(t, "ttt", "challenge", "cols", 8), "error.board_too_big", ""},
+		{"too small", cmd(t, "ttt", "challenge", "rows", 2), "error.board_too_small", ""},
+		{"bad k", cmd(t, "ttt", "challenge", "rows", 3, "k", 4), "error.bad_k", "On a 3×3 board, k must be from 3 to 3."},
+		{"conflict", cmd(t, "ttt", "challenge", "board", "4x4k3", "k", 3), "error.board_conflict", ""},
+		{"unknown board", cmd(t, "ttt", "challenge", "board", "8x8k5"), "error.bad_option", ""},
+		{"bad first", cmd(t, "ttt", "challenge", "first", "ai"), "error.bad_option", "The option first has a value I can't read."},
+		{"option of another sub", cmd(t, "ttt", "challenge", "level", "easy"), "error.bad_option", ""},
+		{"wrong type", cmd(t, "ttt", "challenge", "rows", "5"), "error.bad_option", ""},
+		{"fraction", cmd(t, "ttt", "challenge", "rows", 3.5), "error.bad_option", ""},
+		{"no level", cmd(t, "ttt", "vs-ai"), "error.bad_option", ""},
+		{"unknown level", cmd(t, "ttt", "vs-ai", "level", "neural"), "error.unknown_level",
+			"There is no computer level called neural. The levels are: random, easy, minimax, mcts, perfect."},
+		{"depth range", cmd(t, "ttt", "vs-ai", "level", "minimax", "depth", 0), "error.out_of_range", "depth must be from 1 to 64."},
+		{"time range", cmd(t, "ttt", "vs-ai", "level", "mcts", "time-ms", 60000), "error.out_of_range", ""},
+		{"seed range", cmd(t, "ttt", "vs-ai", "level", "easy", "seed", -1), "error.out_of_range", ""},
+		{"position garbage", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "hello"), "error.bad_position",
+			"That position doesn't fit a 3x3k3 board: write its 3 rows of X, O and - separated by /, like X--/---/---, with X having the same number of marks as O or one more, and the game not yet over."},
+		{"position over", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "XXX/OO-/---"), "error.bad_position", ""},
+		{"position counts", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "XX-/---/---"), "error.bad_position", ""},
+		{"position wrong board", cmd(t, "ttt", "vs-ai", "level", "easy", "board", "4x4k3", "position", "X--/---/---"), "error.bad_position", ""},
+		{"duel missing o", cmd(t, "ttt", "ai-duel", "x", "easy"), "error.bad_option", ""},
+		{"bad scope", cmd(t, "ttt", "leaderboard", "scope", "galaxy"), "error.bad_option", ""},
+		{"retrain too big", cmd(t, "ttt-admin", "retrain", "rows", 8), "error.board_too_big", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseCommand(tt.data, pc)
+			var ue *UserError
+			if !errors.As(err, &ue) {
+				t.Fatalf("ParseCommand = %#v, %v; want a *UserError", got, err)
+			}
+			if ue.Key != tt.key {
+				t.Errorf("key %q, want %q (%v)", ue.Key, tt.key, err)
+			}
+			msg := cat.Error(DefaultLocale, err)
+			if tt.text != "" && msg != tt.text {
+				t.Errorf("message %q, want %q", msg, tt.text)
+			}
+			for _, loc := range cat.Locales() {
+				if m := cat.Error(loc, err); strings.Contains(m, "{") || strings.Contains(m, "[[") {
+					t.Errorf("%s message has an unfilled placeholder: %q", string(loc), m)
+				}
+			}
+		})
+	}
+}
+
+func TestParseCommandDuplicateOption(t *testing.T) {
+	d := cmd(t, "ttt", "challenge", "rows", 4, "rows", 5)
+	if _, err := ParseCommand(d, ParseContext{User: "1", Levels: Levels()}); ErrorKey(err) != "error.bad_option" {
+		t.Errorf("duplicate option: %v", err)
+	}
+}
+
+// FuzzParseCommand feeds arbitrary JSON as slash-command data: ParseCommand
+// must not panic, must fail only with a *UserError whose message fills in
+// every placeholder, and any board it accepts must fit in buttons.
+func FuzzParseCommand(f *testing.F) {
+	cat := testCatalog(f)
+	seeds := []*discordgo.ApplicationCommandInteractionData{
+		cmd(f, "ttt", "challenge", "opponent", user("200"), "board", "4x3xox", "first", "me"),
+		cmd(f, "ttt", "challenge", "rows", 5, "cols", 4, "k", 4),
+		cmd(f, "ttt", "vs-ai", "level", "mcts", "seed", 42, "position", "X--/-O-/---", "depth", 3, "time-ms", 100),
+		cmd(f, "ttt", "ai-duel", "x", "easy", "o", "random"),
+		cmd(f, "ttt", "leaderboard", "scope", "global"),
+		cmd(f, "ttt-admin", "retrain", "board", "5x5k4"),
+	}
+	for _, d := range seeds {
+		b, err := json.Marshal(d)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add(`{"name":"ttt","options":[{"name":"vs-ai","type":1,"options":[{"name":"seed","type":4,"value":1e300}]}]}`)
+	f.Add(`{"name":"ttt","options":[null]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var d discordgo.ApplicationCommandInteractionData
+		if json.Unmarshal([]byte(in), &d) != nil {
+			return
+		}
+		req, err := ParseCommand(&d, ParseContext{User: "100", Levels: Levels()})
+		if err != nil {
+			var ue *UserError
+			if !errors.As(err, &ue) || !cat.Has(ue.Key) {
+				t.Fatalf("ParseCommand(%s): %v is not a known *UserError", in, err)
+			}
+			if m := cat.Error(DefaultLocale, err); strings.Contains(m, "{") {
+				t.Fatalf("ParseCommand(%s): message %q has an unfilled placeholder", in, m)
+			}
+			return
+		}
+		var rules game.Rules
+		switch r := req.(type) {
+		case ChallengeRequest:
+			rules = r.Rules
+		case VsAIRequest:
+			rules = r.Rules
+			if r.Start != "" {
+				if _, err := game.ParsePosition(rules, r.Start); err != nil {
+					t.Fatalf("accepted start %q: %v", r.Start, err)
+				}
+			}
+		case AIDuelRequest:
+			rules = r.Rules
+		case RetrainRequest:
+			rules = r.Rules
+		case ModelRequest:
+			rules = r.Rules
+		default:
+			return
+		}
+		if !FitsButtons(rules) {
+			t.Fatalf("ParseCommand(%s) accepted rules %s that do not fit in buttons", in, rules)
+		}
+	})
+}
+
+func ExampleParseCommand() {
+	data := &discordgo.ApplicationCommandInteractionData{
+		Name: "ttt",
+		Options: []*discordgo.ApplicationCommandInteractionDataOption{{
+			Name: "challenge", Type: discordgo.ApplicationCommandOptionSubCommand,
+			Options: []*discordgo.ApplicationCommandInteractionDataOption{
+				{Name: "rows", Type: discordgo.ApplicationCommandOptionInteger, Value: float64(7)},
+			},
+		}},
+	}
+	cat, _ := NewCatalog()
+	_, err := ParseCommand(data, ParseContext{User: "100", Levels: Levels()})
+	fmt.Println(cat.Error(discordgo.PortugueseBR, err))
+	// Output:
+	// Um tabuleiro 7×7 não cabe nos botões do Discord; o máximo é 5×5.
+}
+
+func ExampleCommands() {
+	cat, _ := NewCatalog()
+	for _, c := range Commands(cat, Levels()) {
+		var subs []string
+		for _, o := range c.Options {
+			subs = append(subs, o.Name+"/"+o.NameLocalizations[discordgo.Greek])
+		}
+		fmt.Println(c.Name, subs)
+	}
+	// Output:
+	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη help/βοήθεια]
+	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας]
+}
+
+func TestCommandSizes(t *testing.T) {
+	cat := testCatalog(t)
+	for _, c := range Commands(cat, Levels()) {
+		for _, loc := range append([]discordgo.Locale{""}, cat.Locales()[1:]...) {
+			t.Logf("/%s [%s]: %d characters", c.Name, string(loc), commandSize(c, loc))
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package bot
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Custom-ID limits and layout.
+const (
+	// MaxCustomIDLen is Discord's limit on a component's custom ID.
+	MaxCustomIDLen = 100
+	// MinKeyLen is the shortest HMAC key NewSigner accepts, in bytes.
+	MinKeyLen = 16
+	// MaxMoveNumber is the largest move number a custom ID carries; an 8x8
+	// board has 64 cells, so this leaves ample room.
+	MaxMoveNumber = 999
+
+	customIDPrefix = "t1"
+	sigBytes       = 9 // 72 bits of HMAC-SHA256, 12 base64url characters
+	noCell         = "-"
+)
+
+// Errors returned by Signer.Decode and Signer.Encode. Decode errors are
+// safe to treat as "this button is not valid" and show no details.
+var (
+	// ErrMalformedCustomID reports a custom ID that is not in the format
+	// this bot writes (not ours, truncated, or edited).
+	ErrMalformedCustomID = errors.New("bot: malformed custom ID")
+	// ErrForgedCustomID reports a well-formed custom ID whose signature
+	// does not match: forged, or signed with another key.
+	ErrForgedCustomID = errors.New("bot: custom ID signature mismatch")
+	// ErrCustomIDTooLong reports that a custom ID would exceed
+	// MaxCustomIDLen (the game ID is too long).
+	ErrCustomIDTooLong = errors.New("bot: custom ID too long")
+	// ErrShortKey reports an HMAC key shorter than MinKeyLen.
+	ErrShortKey = errors.New("bot: custom-ID key too short")
+)
+
+// Action is what a button does.
+type Action uint8
+
+// The button actions. The zero Action is invalid.
+const (
+	// ActionMove plays a cell.
+	ActionMove Action = iota + 1
+	// ActionResign resigns the game.
+	ActionResign
+	// ActionRematch offers a new game with the same players and rules.
+	ActionRematch
+	// ActionAccept accepts a challenge (opponent only).
+	ActionAccept
+	// ActionDecline declines a challenge (opponent only).
+	ActionDecline
+	// ActionCancel withdraws a challenge (challenger only).
+	ActionCancel
+	// ActionJoin takes the empty seat of an open challenge.
+	ActionJoin
+)
+
+// actionCodes are the one-letter codes of the actions in a custom ID.
+const actionCodes = "?mrnadcj"
+
+// String returns the action's name ("move", "resign", ...).
+func (a Action) String() string {
+	switch a {
+	case ActionMove:
+		return "move"
+	case ActionResign:
+		return "resign"
+	case ActionRematch:
+		return "rematch"
+	case ActionAccept:
+		return "accept"
+	case ActionDecline:
+		return "decline"
+	case ActionCancel:
+		return "cancel"
+	case ActionJoin:
+		return "join"
+	}
+	return "action(" + strconv.Itoa(int(a)) + ")"
+}
+
+// valid reports whether a is one of the defined actions.
+func (a Action) valid() bool { return a >= ActionMove && a <= ActionJoin }
+
+// CustomID is what a button's custom ID carries: the action, the game, the
+// number of moves the board showed when it was rendered (so a click on an
+// outdated board is recognised and never applied to a newer one) and, for
+// ActionMove, the cell.
+type CustomID struct {
+	// Action is what the button does.
+	Action Action
+	// Game is the game the button belongs to.
+	Game persistence.GameID
+	// Move is the number of moves played when the board was rendered
+	// (len(Session.Moves)); a move button plays move Move+1.
+	Move int
+	// Cell is the cell of an ActionMove button; it is 0 for other actions.
+	Cell game.Cell
+}
+
+// Signer encodes and decodes signed custom IDs with an HMAC key the bot is
+// configured with. A Signer is immutable and safe for concurrent use.
+//
+// The format is five colon-separated fields and a signature:
+//
+//	t1:<action>:<game>:<move>:<cell>:<sig>
+//
+// "t1" names the format version; action is one letter (m move, r resign,
+// n rematch, a accept, d decline, c cancel, j join); game is the game ID;
+// move is a decimal move number without leading zeros; cell is the cell
+// name ("c2") for a move and "-" otherwise; sig is the first 9 bytes of
+// HMAC-SHA256 over everything before the last colon, in unpadded base64url
+// (12 characters). A 20-digit channel and a 13-character suffix give IDs
+// of about 60 characters.
+type Signer struct {
+	key []byte
+}
+
+// NewSigner returns a Signer for key, which must be at least MinKeyLen
+// bytes (use 32 random bytes). The key is copied.
+func NewSigner(key []byte) (*Signer, error) {
+	if len(key) < MinKeyLen {
+		return nil, fmt.Errorf("%w: %d bytes, need at least %d", ErrShortKey, len(key), MinKeyLen)
+	}
+	return &Signer{key: append([]byte(nil), key...)}, nil
+}
+
+// Encode returns the signed custom ID for id. It fails with
+// ErrMalformedCustomID for an invalid action, move number, cell or game ID
+// (one containing a colon or space, or without a channel and suffix), and
+// with ErrCustomIDTooLong when the result would not fit in Discord's limit.
+func (s *Signer) Encode(id CustomID) (string, error) {
+	if !id.Action.valid() {
+		return "", fmt.Errorf("%w: action %d", ErrMalformedCustomID, id.Action)
+	}
+	if id.Move < 0 || id.Move > MaxMoveNumber {
+		return "", fmt.Errorf("%w: move number %d outside 0-%d", ErrMalformedCustomID, id.Move, MaxMoveNumber)
+	}
+	if !validGameID(string(id.Game)) {
+		return "", fmt.Errorf("%w: game ID %q", ErrMalformedCustomID, id.Game)
+	}
+	cell := noCell
+	if id.Action == ActionMove {
+		if id.Cell >= 64 {
+			return "", fmt.Errorf("%w: cell %d", ErrMalformedCustomID, id.Cell)
+		}
+		cell = id.Cell.String()
+	} else if id.Cell != 0 {
+		return "", fmt.Errorf("%w: cell %s on a %s button", ErrMalformedCustomID, id.Cell, id.Action)
+	}
+	body := customIDPrefix + ":" + actionCodes[id.Action:id.Action+1] + ":" + string(id.Game) + ":" +
+		strconv.Itoa(id.Move) + ":" + cell
+	out := body + ":" + s.sign(body)
+	if len(out) > MaxCustomIDLen {
+		return "", fmt.Errorf("%w: %d characters for game %q", ErrCustomIDTooLong, len(out), id.Game)
+	}
+	return out, nil
+}
+
+// Decode checks the signature of a custom ID and returns what it carries.
+// It fails with ErrMalformedCustomID when s is not in the format and with
+// ErrForgedCustomID when the signature does not match. Every string Decode
+// accepts is exactly what Encode returns for the result.
+func (s *Signer) Decode(raw string) (CustomID, error) {
+	if len(raw) > MaxCustomIDLen {
+		return CustomID{}, fmt.Errorf("%w: %d characters", ErrMalformedCustomID, len(raw))
+	}
+	i := strings.LastIndexByte(raw, ':')
+	if i < 0 {
+		return CustomID{}, fmt.Errorf("%w: no signature", ErrMalformedCustomID)
+	}
+	body, sig := raw[:i], raw[i+1:]
+	f := strings.Split(body, ":")
+	if len(f) != 5 || f[0] != customIDPrefix || len(f[1]) != 1 {
+		return CustomID{}, fmt.Errorf("%w: not a t1 custom ID", ErrMalformedCustomID)
+	}
+	if want := s.sign(body); !hmac.Equal([]byte(sig), []byte(want)) {
+		return CustomID{}, ErrForgedCustomID
+	}
+	// The fields below were written by Encode with our key, but check them
+	// anyway so a leaked key or a format bug cannot produce odd values.
+	a := Action(strings.IndexByte(actionCodes, f[1][0]))
+	if !a.valid() {
+		return CustomID{}, fmt.Errorf("%w: action %q", ErrMalformedCustomID, f[1])
+	}
+	id := CustomID{Action: a, Game: persistence.GameID(f[2])}
+	if !validGameID(f[2]) {
+		return CustomID{}, fmt.Errorf("%w: game ID %q", ErrMalformedCustomID, f[2])
+	}
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n < 0 || n > MaxMoveNumber || strconv.Itoa(n) != f[3] {
+		return CustomID{}, fmt.Errorf("%w: move number %q", ErrMalformedCustomID, f[3])
+	}
+	id.Move = n
+	switch {
+	case a == ActionMove:
+		c, ok := parseCellName(f[4])
+		if !ok {
+			return CustomID{}, fmt.Errorf("%w: cell %q", ErrMalformedCustomID, f[4])
+		}
+		id.Cell = c
+	case f[4] != noCell:
+		return CustomID{}, fmt.Errorf("%w: cell %q on a %s button", ErrMalformedCustomID, f[4], a)
+	}
+	return id, nil
+}
+
+// sign returns the truncated, base64url-encoded HMAC of body.
+func (s *Signer) sign(body string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(body))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:sigBytes])
+}
+
+// validGameID accepts what can sit in the game field: 3 to 80 printable
+// ASCII characters without colons or spaces, with a "." between a non-empty
+// channel and a non-empty suffix (see persistence.GameID).
+func validGameID(s string) bool {
+	if len(s) < 3 || len(s) > 80 {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] <= ' ' || s[i] > '~' || s[i] == ':' {
+			return false
+		}
+	}
+	ch, suf, ok := strings.Cut(s, ".")
+	return ok && ch != "" && suf != ""
+}
+
+// parseCellName reads a canonical cell name of the 8x8 grid, "a1" to "h8".
+func parseCellName(s string) (game.Cell, bool) {
+	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
+		return 0, false
+	}
+	return game.NewCell(int(s[1]-'1'), int(s[0]-'a')), true
+}

@@ -1,0 +1,246 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+func TestCustomIDRoundTrip(t *testing.T) {
+	s := testSigner(t)
+	long := persistence.GameID(strings.Repeat("9", 20) + "." + strings.Repeat("z", 32))
+	tests := []CustomID{
+		{Action: ActionMove, Game: testGame, Move: 0, Cell: game.NewCell(0, 0)},
+		{Action: ActionMove, Game: testGame, Move: 7, Cell: game.NewCell(4, 4)},
+		{Action: ActionMove, Game: testGame, Move: MaxMoveNumber, Cell: game.NewCell(7, 7)},
+		{Action: ActionMove, Game: long, Move: 63, Cell: game.NewCell(2, 1)},
+		{Action: ActionResign, Game: testGame, Move: 3},
+		{Action: ActionRematch, Game: testGame, Move: 9},
+		{Action: ActionAccept, Game: testGame},
+		{Action: ActionDecline, Game: testGame},
+		{Action: ActionCancel, Game: testGame},
+		{Action: ActionJoin, Game: "1.x"},
+	}
+	for _, id := range tests {
+		t.Run(fmt.Sprintf("%s-%d-%s", id.Action, id.Move, id.Cell), func(t *testing.T) {
+			enc, err := s.Encode(id)
+			if err != nil {
+				t.Fatalf("Encode: %v", err)
+			}
+			if len(enc) > MaxCustomIDLen {
+				t.Errorf("%q is %d characters", enc, len(enc))
+			}
+			got, err := s.Decode(enc)
+			if err != nil {
+				t.Fatalf("Decode(%q): %v", enc, err)
+			}
+			if got != id {
+				t.Errorf("Decode(Encode(%+v)) = %+v", id, got)
+			}
+		})
+	}
+}
+
+func TestCustomIDFormat(t *testing.T) {
+	s := testSigner(t)
+	got, err := s.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The signature is pinned so a change of format or key handling shows.
+	const want = "t1:m:112233445566778899.abcdefghijklm:4:c2:"
+	if !strings.HasPrefix(got, want) || len(got) != len(want)+12 {
+		t.Errorf("Encode = %q, want %q and a 12-character signature", got, want)
+	}
+}
+
+func TestCustomIDRejects(t *testing.T) {
+	s := testSigner(t)
+	other, err := NewSigner([]byte("another key, also long enough!!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := s.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromOther, err := other.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, sig := good[:strings.LastIndexByte(good, ':')], good[strings.LastIndexByte(good, ':')+1:]
+	// resign signs body fields with s, for checks past the signature.
+	resign := func(fields string) string { return fields + ":" + s.sign(fields) }
+	tests := []struct {
+		name string
+		in   string
+		want error
+	}{
+		{"empty", "", ErrMalformedCustomID},
+		{"no signature", body, ErrMalformedCustomID},
+		{"other key", fromOther, ErrForgedCustomID},
+		{"move changed", strings.Replace(good, ":4:", ":5:", 1), ErrForgedCustomID},
+		{"cell changed", strings.Replace(good, ":c2:", ":c3:", 1), ErrForgedCustomID},
+		{"game changed", strings.Replace(good, "abcdefghijklm", "abcdefghijkln", 1), ErrForgedCustomID},
+		{"signature truncated", good[:len(good)-1], ErrForgedCustomID},
+		{"signature flipped", body + ":" + strings.ToUpper(sig[:1]) + strings.ToLower(sig[1:]) + "x", ErrForgedCustomID},
+		{"other prefix", strings.Replace(good, "t1:", "t2:", 1), ErrMalformedCustomID},
+		{"extra field", body + ":x:" + sig, ErrMalformedCustomID},
+		{"too long", good + strings.Repeat("a", MaxCustomIDLen), ErrMalformedCustomID},
+		{"signed bad action", resign("t1:z:1.a:0:-"), ErrMalformedCustomID},
+		{"signed leading zero", resign("t1:m:1.a:04:c2"), ErrMalformedCustomID},
+		{"signed negative move", resign("t1:m:1.a:-1:c2"), ErrMalformedCustomID},
+		{"signed big move", resign("t1:m:1.a:1000:c2"), ErrMalformedCustomID},
+		{"signed cell off grid", resign("t1:m:1.a:0:i1"), ErrMalformedCustomID},
+		{"signed upper-case cell", resign("t1:m:1.a:0:C2"), ErrMalformedCustomID},
+		{"signed missing cell", resign("t1:m:1.a:0:-"), ErrMalformedCustomID},
+		{"signed cell on resign", resign("t1:r:1.a:0:c2"), ErrMalformedCustomID},
+		{"signed game without dot", resign("t1:r:abc:0:-"), ErrMalformedCustomID},
+		{"signed game with space", resign("t1:r:1 .a:0:-"), ErrMalformedCustomID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Decode(tt.in)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Decode(%q) = %+v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCustomIDEncodeRejects(t *testing.T) {
+	s := testSigner(t)
+	tests := []struct {
+		name string
+		id   CustomID
+		want error
+	}{
+		{"no action", CustomID{Game: testGame}, ErrMalformedCustomID},
+		{"bad action", CustomID{Action: 99, Game: testGame}, ErrMalformedCustomID},
+		{"negative move", CustomID{Action: ActionResign, Game: testGame, Move: -1}, ErrMalformedCustomID},
+		{"move too big", CustomID{Action: ActionResign, Game: testGame, Move: MaxMoveNumber + 1}, ErrMalformedCustomID},
+		{"cell off grid", CustomID{Action: ActionMove, Game: testGame, Cell: 64}, ErrMalformedCustomID},
+		{"cell on resign", CustomID{Action: ActionResign, Game: testGame, Cell: 3}, ErrMalformedCustomID},
+		{"colon in game", CustomID{Action: ActionResign, Game: "1:2.a"}, ErrMalformedCustomID},
+		{"no game", CustomID{Action: ActionResign}, ErrMalformedCustomID},
+		{"game too long", CustomID{Action: ActionMove, Game: persistence.GameID(strings.Repeat("1", 64) + ".abcdefghijklm")}, ErrCustomIDTooLong},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, err := s.Encode(tt.id); !errors.Is(err, tt.want) {
+				t.Errorf("Encode(%+v) = %q, %v; want %v", tt.id, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewSignerShortKey(t *testing.T) {
+	if _, err := NewSigner(make([]byte, MinKeyLen-1)); !errors.Is(err, ErrShortKey) {
+		t.Errorf("NewSigner(15 bytes) = %v, want ErrShortKey", err)
+	}
+	key := []byte(string(testKey))
+	s, err := NewSigner(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := CustomID{Action: ActionJoin, Game: testGame}
+	before, _ := s.Encode(id)
+	key[0] ^= 1 // the signer keeps its own copy
+	if after, _ := s.Encode(id); after != before {
+		t.Errorf("changing the caller's key slice changed the signature")
+	}
+}
+
+// FuzzDecodeCustomID feeds arbitrary text to Decode: it must not panic,
+// and whatever it accepts must be exactly what Encode writes.
+func FuzzDecodeCustomID(f *testing.F) {
+	s := testSigner(f)
+	for _, id := range []CustomID{
+		{Action: ActionMove, Game: testGame, Move: 3, Cell: game.NewCell(2, 2)},
+		{Action: ActionRematch, Game: testGame, Move: 9},
+		{Action: ActionJoin, Game: "1.a"},
+	} {
+		enc, err := s.Encode(id)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(enc)
+		f.Add(enc[:len(enc)-3])
+	}
+	f.Add("t1:m:1.a:0:a1:AAAAAAAAAAAA")
+	f.Add(":::::")
+	f.Fuzz(func(t *testing.T, in string) {
+		id, err := s.Decode(in)
+		if err != nil {
+			if !errors.Is(err, ErrMalformedCustomID) && !errors.Is(err, ErrForgedCustomID) {
+				t.Fatalf("Decode(%q) error %v wraps neither sentinel", in, err)
+			}
+			return
+		}
+		back, err := s.Encode(id)
+		if err != nil || back != in {
+			t.Fatalf("Decode(%q) = %+v, but Encode gives %q, %v", in, id, back, err)
+		}
+	})
+}
+
+// FuzzCustomIDRoundTrip encodes arbitrary fields: Encode either refuses
+// them or produces an ID of at most 100 characters that decodes to them.
+func FuzzCustomIDRoundTrip(f *testing.F) {
+	s := testSigner(f)
+	f.Add(uint8(ActionMove), string(testGame), 4, uint8(10))
+	f.Add(uint8(ActionCancel), "1.a", 0, uint8(0))
+	f.Add(uint8(ActionMove), "a:b.c", 1, uint8(70))
+	f.Fuzz(func(t *testing.T, action uint8, gameID string, move int, cell uint8) {
+		id := CustomID{Action: Action(action), Game: persistence.GameID(gameID), Move: move, Cell: game.Cell(cell)}
+		enc, err := s.Encode(id)
+		if err != nil {
+			if !errors.Is(err, ErrMalformedCustomID) && !errors.Is(err, ErrCustomIDTooLong) {
+				t.Fatalf("Encode(%+v): unexpected error %v", id, err)
+			}
+			return
+		}
+		if len(enc) > MaxCustomIDLen {
+			t.Fatalf("Encode(%+v) = %q, %d characters", id, enc, len(enc))
+		}
+		got, err := s.Decode(enc)
+		if err != nil || got != id {
+			t.Fatalf("Decode(Encode(%+v)) = %+v, %v", id, got, err)
+		}
+	})
+}
+
+func BenchmarkCustomIDDecode(b *testing.B) {
+	s := testSigner(b)
+	enc, err := s.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Decode(enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func ExampleSigner() {
+	s, err := NewSigner([]byte("use 32 random bytes from config!"))
+	if err != nil {
+		panic(err)
+	}
+	id, _ := s.Encode(CustomID{Action: ActionMove, Game: "112233445566778899.abcdefghijklm", Move: 4, Cell: game.NewCell(1, 2)})
+	fmt.Println(id[:strings.LastIndexByte(id, ':')])
+	got, err := s.Decode(id)
+	fmt.Println(got.Action, got.Game, got.Move, got.Cell, err)
+	_, err = s.Decode(strings.Replace(id, ":4:", ":5:", 1))
+	fmt.Println(err)
+	// Output:
+	// t1:m:112233445566778899.abcdefghijklm:4:c2
+	// move 112233445566778899.abcdefghijklm 4 c2 <nil>
+	// bot: custom ID signature mismatch
+}

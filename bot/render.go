@@ -1,0 +1,337 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the short ephemeral replies to a click or command that cannot be
+// carried out. Pass them to Renderer.Reply or wrap them in a *UserError.
+const (
+	KeyNotYourGame    = "reply.not_your_game"
+	KeyNotYourTurn    = "reply.not_your_turn"
+	KeyCellTaken      = "reply.cell_taken"
+	KeyGameOver       = "reply.game_over"
+	KeyBoardChanged   = "reply.board_changed"
+	KeyExpired        = "reply.expired"
+	KeyInvalidButton  = "reply.invalid_button"
+	KeyOnlyOpponent   = "reply.only_opponent"
+	KeyOnlyChallenger = "reply.only_challenger"
+	KeyOwnChallenge   = "reply.own_challenge"
+	KeyBusy           = "reply.busy"
+	KeyNoGame         = "reply.no_game"
+	KeyInternal       = "reply.internal"
+)
+
+// Marks as shown on the board and in texts.
+const (
+	EmojiX = "❌"
+	EmojiO = "⭕"
+	// blankLabel is the label of an empty cell: Discord needs a label or
+	// an emoji, and a zero-width space keeps the grid clean.
+	blankLabel = "\u200b"
+)
+
+// Button colours on the board.
+const (
+	styleEmpty = discordgo.SecondaryButton // grey, clickable
+	styleMark  = discordgo.SecondaryButton // a placed mark, disabled
+	styleLast  = discordgo.PrimaryButton   // the last move
+	styleWin   = discordgo.SuccessButton   // the winning line
+)
+
+// RatingChange is one player's rating before and after a rated game, for
+// the line under a finished board.
+type RatingChange struct {
+	// User is the Discord user ID.
+	User string
+	// Before and After are the ratings.
+	Before, After float64
+}
+
+// Renderer turns sessions into the messages sent to Discord. It is pure:
+// the same arguments give the same bytes. A Renderer is immutable and safe
+// for concurrent use.
+type Renderer struct {
+	cat    *Catalog
+	signer *Signer
+}
+
+// NewRenderer returns a Renderer that writes texts from cat and signs
+// button custom IDs with signer.
+func NewRenderer(cat *Catalog, signer *Signer) *Renderer {
+	return &Renderer{cat: cat, signer: signer}
+}
+
+// Catalog returns the renderer's catalog.
+func (r *Renderer) Catalog() *Catalog { return r.cat }
+
+// Board renders a game that has started (StatusActive, or finished or
+// expired after starting) as the message that shows it: a header with both
+// players and the rules, whose turn it is and the turn deadline (or, at the
+// end, the result and the rating changes), then one button per cell, and in
+// a spare row Resign during the game or Rematch after it. Empty cells are
+// grey and clickable; marks are disabled; the last move is blue and the
+// winning line green; everything is disabled once the game is over, and
+// while an AI is to move. It fails if the session does not replay, the
+// board does not fit in buttons, or a custom ID cannot be encoded.
+func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
+	pos, err := s.Position()
+	if err != nil {
+		return nil, fmt.Errorf("bot: render board: %w", err)
+	}
+	rules := pos.Rules()
+	if !FitsButtons(rules) {
+		return nil, fmt.Errorf("bot: render board: %s does not fit in buttons", rules)
+	}
+	live := s.Status.Live() && !pos.Over()
+	toMove := pos.ToMove()
+	aiToMove := live && s.Seat(toMove).IsAI()
+	move := len(s.Moves)
+
+	var lines []string
+	lines = append(lines, r.cat.Text(loc, "board.players",
+		"xmark", EmojiX, "x", r.seatName(loc, s.Players[0]),
+		"omark", EmojiO, "o", r.seatName(loc, s.Players[1]),
+		"rules", r.rulesText(loc, rules)))
+	if live {
+		vars := []string{"mark", markEmoji(toMove), "player", r.seatName(loc, s.Seat(toMove))}
+		if s.Deadline.IsZero() {
+			lines = append(lines, r.cat.Text(loc, "board.turn", vars...))
+		} else {
+			lines = append(lines, r.cat.Text(loc, "board.deadline", append(vars, "deadline", timestamp(s.Deadline.Unix()))...))
+		}
+	} else {
+		lines = append(lines, r.resultText(loc, s))
+		for _, c := range ratings {
+			lines = append(lines, r.cat.Text(loc, "rating.line", "player", mention(c.User),
+				"before", strconv.Itoa(int(math.Round(c.Before))), "after", strconv.Itoa(int(math.Round(c.After))),
+				"delta", signed(int(math.Round(c.After))-int(math.Round(c.Before)))))
+		}
+	}
+
+	var last game.Cell
+	hasLast := len(s.Moves) > 0
+	if hasLast {
+		last = s.Moves[len(s.Moves)-1]
+	}
+	win := pos.Outcome().Cells
+	rows := make([]discordgo.MessageComponent, 0, MaxActionRows)
+	for row := range rules.Rows() {
+		buttons := make([]discordgo.MessageComponent, 0, rules.Cols())
+		for col := range rules.Cols() {
+			c := game.NewCell(row, col)
+			id, err := r.signer.Encode(CustomID{Action: ActionMove, Game: s.ID, Move: move, Cell: c})
+			if err != nil {
+				return nil, fmt.Errorf("bot: render board: %w", err)
+			}
+			b := discordgo.Button{CustomID: id, Style: styleEmpty, Label: blankLabel, Disabled: !live || aiToMove}
+			if m := pos.At(c); m != game.Empty {
+				b.Label, b.Emoji, b.Style, b.Disabled = "", &discordgo.ComponentEmoji{Name: markEmoji(m)}, styleMark, true
+			}
+			switch {
+			case win.Has(c):
+				b.Style = styleWin
+			case hasLast && c == last:
+				b.Style = styleLast
+			}
+			buttons = append(buttons, b)
+		}
+		rows = append(rows, discordgo.ActionsRow{Components: buttons})
+	}
+	if len(rows) < MaxActionRows {
+		humans := s.Players[0].User != "" || s.Players[1].User != ""
+		switch {
+		case live && humans:
+			b, err := r.button(loc, CustomID{Action: ActionResign, Game: s.ID, Move: move}, "button.resign", discordgo.DangerButton)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}})
+		case s.Status == persistence.StatusFinished:
+			b, err := r.button(loc, CustomID{Action: ActionRematch, Game: s.ID, Move: move}, "button.rematch", discordgo.PrimaryButton)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}})
+		}
+	}
+	return &discordgo.InteractionResponseData{
+		Content:         strings.Join(lines, "\n"),
+		Components:      rows,
+		AllowedMentions: noMentions(),
+	}, nil
+}
+
+// resultText says how a finished or expired game ended.
+func (r *Renderer) resultText(loc discordgo.Locale, s *persistence.Session) string {
+	winner := game.Empty
+	switch s.Result {
+	case game.XWins:
+		winner = game.X
+	case game.OWins:
+		winner = game.O
+	}
+	wl := func(key string) string {
+		return r.cat.Text(loc, key, "mark", markEmoji(winner), "winner", r.seatName(loc, s.Seat(winner)),
+			"loser", r.seatName(loc, s.Seat(winner.Other())))
+	}
+	switch {
+	case s.End == persistence.ByResign && winner != game.Empty:
+		return wl("result.resign")
+	case s.End == persistence.ByTimeout && winner != game.Empty:
+		return wl("result.timeout")
+	case s.End == persistence.ByModerator:
+		return r.cat.Text(loc, "result.moderator")
+	case s.End == persistence.ByExpiry:
+		return r.cat.Text(loc, "result.expired")
+	case winner != game.Empty:
+		return r.cat.Text(loc, "result.win", "mark", markEmoji(winner), "player", r.seatName(loc, s.Seat(winner)))
+	}
+	return r.cat.Text(loc, "result.draw")
+}
+
+// Challenge renders a challenge: who challenges whom (or anyone) to what,
+// the challenger's side and when the challenge expires, with Accept and
+// Decline (for the opponent) and Cancel (for the challenger), or Join and
+// Cancel for an open challenge. The challenged user is the only mention
+// that pings. Once the challenge is no longer open (declined, withdrawn,
+// expired) it says so and has no buttons; by is the user who ended it,
+// which tells a withdrawal (the challenger) from a refusal.
+func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by string) (*discordgo.InteractionResponseData, error) {
+	rules, err := game.ParseRules(s.Rules)
+	if err != nil {
+		return nil, fmt.Errorf("bot: render challenge: %w", err)
+	}
+	if s.Challenger != game.X && s.Challenger != game.O {
+		return nil, fmt.Errorf("bot: render challenge: game %s is not a challenge", s.ID)
+	}
+	challenger := s.Seat(s.Challenger).User
+	opponent := s.Seat(s.Challenger.Other()).User
+	out := &discordgo.InteractionResponseData{AllowedMentions: noMentions(), Components: []discordgo.MessageComponent{}}
+	if s.Status != persistence.StatusOpen {
+		switch {
+		case s.End == persistence.ByDecline && by == challenger:
+			out.Content = r.cat.Text(loc, "challenge.cancelled", "challenger", mention(challenger))
+		case s.End == persistence.ByDecline:
+			out.Content = r.cat.Text(loc, "challenge.declined", "opponent", mention(by))
+		default:
+			out.Content = r.cat.Text(loc, "challenge.expired")
+		}
+		return out, nil
+	}
+	rt := r.rulesText(loc, rules)
+	var lines []string
+	var buttons []discordgo.MessageComponent
+	add := func(a Action, key string, style discordgo.ButtonStyle) error {
+		b, err := r.button(loc, CustomID{Action: a, Game: s.ID}, key, style)
+		buttons = append(buttons, b)
+		return err
+	}
+	if opponent != "" {
+		lines = append(lines, r.cat.Text(loc, "challenge.direct", "challenger", mention(challenger), "opponent", mention(opponent), "rules", rt))
+		out.AllowedMentions.Users = []string{opponent}
+		err = errors.Join(add(ActionAccept, "button.accept", discordgo.SuccessButton),
+			add(ActionDecline, "button.decline", discordgo.DangerButton))
+	} else {
+		lines = append(lines, r.cat.Text(loc, "challenge.open", "challenger", mention(challenger), "rules", rt))
+		err = add(ActionJoin, "button.join", discordgo.SuccessButton)
+	}
+	if err = errors.Join(err, add(ActionCancel, "button.cancel", discordgo.SecondaryButton)); err != nil {
+		return nil, fmt.Errorf("bot: render challenge: %w", err)
+	}
+	lines = append(lines, r.cat.Text(loc, "challenge.sides", "challenger", mention(challenger), "mark", markEmoji(s.Challenger)))
+	if !s.Deadline.IsZero() {
+		lines = append(lines, r.cat.Text(loc, "challenge.expires", "deadline", timestamp(s.Deadline.Unix())))
+	}
+	out.Content = strings.Join(lines, "\n")
+	out.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: buttons}}
+	return out, nil
+}
+
+// Reply returns a short ephemeral reply: the text of key (usually one of
+// the Key constants) with its placeholder values.
+func (r *Renderer) Reply(loc discordgo.Locale, key string, vars ...string) *discordgo.InteractionResponseData {
+	return ephemeral(r.cat.Text(loc, key, vars...))
+}
+
+// Error returns the ephemeral reply for err: the user's message of a
+// *UserError or a known sentinel (see Catalog.Error), else a generic one.
+func (r *Renderer) Error(loc discordgo.Locale, err error) *discordgo.InteractionResponseData {
+	return ephemeral(r.cat.Error(loc, err))
+}
+
+// Help returns the ephemeral /ttt help text.
+func (r *Renderer) Help(loc discordgo.Locale) *discordgo.InteractionResponseData {
+	return ephemeral(r.cat.Text(loc, "help.text"))
+}
+
+func ephemeral(content string) *discordgo.InteractionResponseData {
+	return &discordgo.InteractionResponseData{
+		Content:         content,
+		Flags:           discordgo.MessageFlagsEphemeral,
+		AllowedMentions: noMentions(),
+	}
+}
+
+func (r *Renderer) button(loc discordgo.Locale, id CustomID, key string, style discordgo.ButtonStyle) (discordgo.Button, error) {
+	cid, err := r.signer.Encode(id)
+	if err != nil {
+		return discordgo.Button{}, fmt.Errorf("bot: render %s button: %w", id.Action, err)
+	}
+	return discordgo.Button{CustomID: cid, Label: r.cat.Text(loc, key), Style: style}, nil
+}
+
+// seatName is how a seat appears: a mention, "🤖 Level", or "(open seat)".
+func (r *Renderer) seatName(loc discordgo.Locale, st persistence.Seat) string {
+	switch {
+	case st.IsAI():
+		return r.cat.Text(loc, "player.ai", "level", r.levelText(loc, st.AI.Level))
+	case st.User != "":
+		return mention(st.User)
+	}
+	return r.cat.Text(loc, "player.open")
+}
+
+// rulesText describes rules: "4×4, 3 in a row" or "4×3 X-O-X".
+func (r *Renderer) rulesText(loc discordgo.Locale, rules game.Rules) string {
+	key := "rules.kinarow"
+	if rules.Variant() == game.XOX {
+		key = "rules.xox"
+	}
+	return r.cat.Text(loc, key, "rows", strconv.Itoa(rules.Rows()), "cols", strconv.Itoa(rules.Cols()), "k", strconv.Itoa(rules.K()))
+}
+
+func markEmoji(m game.Mark) string {
+	switch m {
+	case game.X:
+		return EmojiX
+	case game.O:
+		return EmojiO
+	}
+	return ""
+}
+
+func mention(user string) string { return "<@" + user + ">" }
+
+// timestamp is a Discord relative timestamp, shown as "in 5 minutes".
+func timestamp(unix int64) string { return "<t:" + strconv.FormatInt(unix, 10) + ":R>" }
+
+func signed(n int) string {
+	if n >= 0 {
+		return "+" + strconv.Itoa(n)
+	}
+	return "−" + strconv.Itoa(-n)
+}
+
+func noMentions() *discordgo.MessageAllowedMentions {
+	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+}

@@ -1,0 +1,22 @@
+// Package fakediscord is an in-process fake of the parts of Discord a bot
+// uses, for end-to-end tests, in the spirit of net/http/httptest.
+//
+// A Server listens on loopback and speaks Discord's REST API (API v9/v10
+// paths), its gateway WebSocket protocol (HELLO, IDENTIFY, READY, heartbeats,
+// RESUME, dispatches with sequence numbers) and the outgoing side of HTTP
+// interactions (Ed25519-signed POSTs to the bot's endpoint).
+//
+// A bot built on github.com/bwmarrin/discordgo is pointed at the fake without
+// touching discordgo's package-level endpoint variables: set session.Client to
+// (*Server).Client(), whose transport sends every request for discord.com,
+// discordapp.com and their CDN hosts to the fake. The gateway address then
+// comes from the fake's own GET /gateway answer, so session.Open dials the
+// fake with the session's ordinary WebSocket dialer.
+//
+// Tests act as Discord users with Click, Command, Autocomplete and
+// SubmitModal, and read what users see with Messages, Visible and the
+// Delivery returned for each interaction. The fake checks what the bot sends
+// the way Discord does (authorization, JSON, component and length limits,
+// one acknowledgement per interaction, the 3 second acknowledgement window,
+// webhook token lifetime) and answers with Discord-shaped error bodies.
+package fakediscord

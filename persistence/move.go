@@ -41,7 +41,10 @@ const gameSweepGrace = 10 * time.Minute
 //
 // Replies: {"ok", version}, {"conflict", current}, {"notfound"},
 // {"exists"} or {"busy", user, suffix}.
-var gameCommitScript = redis.NewScript(`
+var gameCommitScript = redis.NewScript(gameCommitLua)
+
+// gameCommitLua is the source of gameCommitScript.
+const gameCommitLua = `
 local cur = redis.call('HGET', KEYS[1], 'v')
 if ARGV[1] == '0' then
   if cur then return {'exists'} end
@@ -72,7 +75,7 @@ if useMap then
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
 end
 return {'ok', nv}
-`)
+`
 
 // sessionLiveHumans returns the players whose place in the channel s holds: the
 // challenger of an open challenge, every human in an active game, and
@@ -186,17 +189,21 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	// re-indexes it. That costs one claim per turn-time period, instead of
 	// an index write on every move.
 	if next.Status.Live() && !next.Deadline.IsZero() && (old == nil || !old.Status.Live() || next.Deadline.Before(old.Deadline)) {
-		if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(next.Deadline.UnixMilli()), Member: string(next.ID)}).Err(); err != nil {
+		zadd := redis.NewIntCmd(ctx, "zadd", s.keys.due(), "lt", float64(next.Deadline.UnixMilli()), string(next.ID))
+		if err := s.batch.do(ctx, zadd); err != nil {
 			return fmt.Errorf("persistence: save game %s: deadline index: %w", next.ID, err)
 		}
 	}
 
-	res, err := gameCommitScript.Run(ctx, s.rdb, []string{s.keys.game(ch, suf), s.keys.active(ch)}, args...).StringSlice()
+	res, err := s.runCommit(ctx, []string{s.keys.game(ch, suf), s.keys.active(ch)}, args)
 	if err != nil {
 		return fmt.Errorf("persistence: save game %s: %w", next.ID, err)
 	}
 	if len(res) == 0 {
 		return fmt.Errorf("%w: save game %s: empty reply", ErrCorrupt, next.ID)
+	}
+	if res[0] != "ok" {
+		s.sessions.forget(next.ID) // whatever is cached is stale or gone
 	}
 	switch res[0] {
 	case "ok":
@@ -214,15 +221,46 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	if next.Version, err = strconv.ParseInt(res[1], 10, 64); err != nil {
 		return fmt.Errorf("%w: save game %s: version %q", ErrCorrupt, next.ID, res[1])
 	}
+	s.sessions.put(next)
 
 	// A game that is over leaves the index. The change is committed
 	// whatever happens here: if this fails, the entry names a game that is
 	// over and the sweeper drops it when it comes due, so the error is not
 	// the caller's.
 	if old != nil && old.Status.Live() && !next.Status.Live() {
-		_ = s.rdb.ZRem(ctx, s.keys.due(), string(next.ID)).Err()
+		_ = s.batch.do(ctx, redis.NewIntCmd(ctx, "zrem", s.keys.due(), string(next.ID)))
 	}
 	return nil
+}
+
+// runCommit runs gameCommitScript on keys and args through the batcher:
+// EVALSHA, then EVAL if Redis does not have the script (after a restart,
+// a failover or SCRIPT FLUSH; a NOSCRIPT reply means nothing ran).
+func (s *Store) runCommit(ctx context.Context, keys []string, args []any) ([]string, error) {
+	cmd := gameEvalCmd(ctx, "evalsha", gameCommitScript.Hash(), keys, args)
+	err := s.batch.do(ctx, cmd)
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		cmd = gameEvalCmd(ctx, "eval", gameCommitLua, keys, args)
+		err = s.batch.do(ctx, cmd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cmd.StringSlice()
+}
+
+// gameEvalCmd builds an EVAL or EVALSHA command (name) of script, a source
+// or a hash, with its first key marked for Cluster routing.
+func gameEvalCmd(ctx context.Context, name, script string, keys []string, args []any) *redis.Cmd {
+	a := make([]any, 0, 3+len(keys)+len(args))
+	a = append(a, name, script, len(keys))
+	for _, k := range keys {
+		a = append(a, k)
+	}
+	a = append(a, args...)
+	cmd := redis.NewCmd(ctx, a...)
+	cmd.SetFirstKeyPos(3)
+	return cmd
 }
 
 // CreateGame stores a new game in channel and returns it with its ID,
@@ -314,7 +352,22 @@ func validateNewGame(g *Session) error {
 // version it is at now), lets fn change a copy, and commits the copy with a
 // compare-and-set, so the change applies exactly once or fails with
 // ErrConflict. fn gets the loaded position too.
+//
+// When the Store has the game cached at version (see sessionCache), fn runs
+// on that copy and the load is skipped; if fn refuses the change there, the
+// game is loaded and fn runs again, so a refusal always reflects the stored
+// game (a stale click gets ErrConflict, not an error about an old board).
 func (s *Store) update(ctx context.Context, id GameID, version int64, fn func(cur, next *Session, p game.Position) error) (*Session, error) {
+	if version != 0 {
+		if cur, ok := s.sessions.get(id, version); ok {
+			if p, err := s.position(cur); err == nil {
+				next, anyway, err := s.apply(cur, p, fn)
+				if err == nil {
+					return s.commitNext(ctx, cur, next, anyway)
+				}
+			}
+		}
+	}
 	cur, p, err := s.gamePosition(ctx, id)
 	if err != nil {
 		return nil, err
@@ -328,20 +381,33 @@ func (s *Store) update(ctx context.Context, id GameID, version int64, fn func(cu
 // updateFrom is update on a session the caller already has: the
 // compare-and-set is on cur.Version, so a stale cur fails with ErrConflict.
 func (s *Store) updateFrom(ctx context.Context, cur *Session, p game.Position, fn func(cur, next *Session, p game.Position) error) (*Session, error) {
-	next := cur.clone()
-	next.Updated = s.now()
-	err := fn(cur, next, p)
-	var anyway commitAnyway
-	if err != nil && !errors.As(err, &anyway) {
+	next, anyway, err := s.apply(cur, p, fn)
+	if err != nil {
 		return nil, err
 	}
+	return s.commitNext(ctx, cur, next, anyway)
+}
+
+// apply lets fn change a copy of cur and returns the copy, next, with
+// anyway, the error to report after committing it (see commitAnyway), or
+// err, the error that refuses the change.
+func (s *Store) apply(cur *Session, p game.Position, fn func(cur, next *Session, p game.Position) error) (next *Session, anyway, err error) {
+	next = cur.clone()
+	next.Updated = s.now()
+	var ca commitAnyway
+	if err := fn(cur, next, p); err != nil && !errors.As(err, &ca) {
+		return nil, nil, err
+	}
+	return next, ca.err, nil
+}
+
+// commitNext commits next over cur and returns it, with anyway (nil, or
+// the error a change committed anyway reports).
+func (s *Store) commitNext(ctx context.Context, cur, next *Session, anyway error) (*Session, error) {
 	if err := s.commit(ctx, cur, next); err != nil {
 		return nil, err
 	}
-	if anyway.err != nil {
-		return next, anyway.err
-	}
-	return next, nil
+	return next, anyway
 }
 
 // Accept accepts the open challenge id (at version, or 0 for any) for
@@ -382,17 +448,22 @@ func (s *Store) Accept(ctx context.Context, id GameID, version int64, user strin
 // error, such as game.ErrCellTaken) for an illegal move. A move made after
 // the game's clock ran out (Session.TurnTime) is not played: the mover
 // loses on time, and Play returns the finished game with ErrTimedOut.
+//
+// Play loads the game and then commits the move: two round trips, or one
+// when this Store last committed or loaded the game at version (see
+// Options.SessionCache), which is the common case of a click on the board
+// the bot just showed.
 func (s *Store) Play(ctx context.Context, id GameID, version int64, by string, c game.Cell) (*Session, error) {
 	return s.update(ctx, id, version, s.move(by, c))
 }
 
 // PlayOn is Play on a session the caller already holds (the one the
-// previous call returned, say, before the AI replies), which saves loading
-// it: one round trip instead of two. The compare-and-set is on
+// previous call returned, say, before the AI replies), which never loads
+// it: always one round trip. The compare-and-set is on
 // cur.Version, so if cur is stale it fails with ErrConflict and changes
 // nothing; cur itself is not modified.
 func (s *Store) PlayOn(ctx context.Context, cur *Session, by string, c game.Cell) (*Session, error) {
-	p, err := cur.Position()
+	p, err := s.position(cur)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package persistence_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,21 +24,33 @@ import (
 // played at once, one goroutine per game. Each game is 3x3 with a turn
 // clock; a finished game is replaced by a new one (its creation counts in
 // the wall time, not in the latencies). Play loads the game and runs the
-// compare-and-set script (two round trips); PlayOn runs the script on the
-// session the previous move returned (one). It reports moves/s over the wall
-// time and the p50 and p99 latency of one move, in microseconds. See
-// BENCH_NOTES_sessions.md for the figures.
+// compare-and-set script (two round trips), except that with the Store's
+// session cache on (the default) a Play at the version this Store last
+// committed skips the load (one round trip); "nocache" turns the cache off.
+// PlayOn runs the script on the session the previous move returned (one).
+// It reports moves/s over the wall time and the p50 and p99 latency of one
+// move, in microseconds. See BENCHMARKS.md for the figures.
+// TTT_BENCH_MAXPIPELINES sets Options.MaxPipelines, for tuning.
 func BenchmarkMoveCommit(b *testing.B) {
 	srv := redistest.Start(b)
+	def, noCache := persistence.Options{}, persistence.Options{SessionCache: -1}
+	if n := os.Getenv("TTT_BENCH_MAXPIPELINES"); n != "" { // for tuning
+		def.MaxPipelines, _ = strconv.Atoi(n)
+		noCache.MaxPipelines = def.MaxPipelines
+	}
 	for _, tt := range []struct {
 		name  string
 		games int
 		load  bool
 		rate  int // moves/s offered in all, paced; 0 plays flat out
+		opts  persistence.Options
 	}{
-		{"Play/games=1", 1, true, 0}, {"Play/games=64", 64, true, 0}, {"Play/games=1024", 1024, true, 0},
-		{"PlayOn/games=1", 1, false, 0}, {"PlayOn/games=64", 64, false, 0}, {"PlayOn/games=1024", 1024, false, 0},
-		{"Play/games=64/paced=5000", 64, true, 5000}, {"Play/games=1024/paced=5000", 1024, true, 5000},
+		{"Play/games=1", 1, true, 0, def}, {"Play/games=64", 64, true, 0, def}, {"Play/games=1024", 1024, true, 0, def},
+		{"Play/games=1/nocache", 1, true, 0, noCache}, {"Play/games=64/nocache", 64, true, 0, noCache},
+		{"Play/games=1024/nocache", 1024, true, 0, noCache},
+		{"PlayOn/games=1", 1, false, 0, def}, {"PlayOn/games=64", 64, false, 0, def}, {"PlayOn/games=1024", 1024, false, 0, def},
+		{"Play/games=64/paced=5000", 64, true, 5000, def}, {"Play/games=1024/paced=5000", 1024, true, 5000, def},
+		{"Play/games=64/nocache/paced=5000", 64, true, 5000, noCache},
 	} {
 		games := tt.games
 		b.Run(tt.name, func(b *testing.B) {
@@ -46,7 +60,7 @@ func BenchmarkMoveCommit(b *testing.B) {
 			if err := rdb.FlushAll(ctx).Err(); err != nil {
 				b.Fatal(err)
 			}
-			store := persistence.New(rdb, persistence.Options{})
+			store := persistence.New(rdb, tt.opts)
 			var next atomic.Int64
 			lat := make([][]time.Duration, games)
 			errs := make(chan error, games)

@@ -20,12 +20,14 @@ func TestRacingClicks(t *testing.T) {
 	const games, workers = 1000, 64
 	e := newSessEnv(t, persistence.Options{})
 	other := persistence.New(redistest.Client(t, e.srv), persistence.Options{Now: e.clk.Now})
+	uncached := persistence.New(e.rdb, persistence.Options{Now: e.clk.Now, SessionCache: -1, MaxPipelines: 1})
 	for _, tt := range []struct {
 		name string
 		a, b *persistence.Store
 	}{
 		{"one store", e.store, e.store},
 		{"two stores", e.store, other},
+		{"one store without the session cache", uncached, uncached},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := sessCtx(t)

@@ -216,8 +216,11 @@ func (s *Session) Channel() string { return s.ID.Channel() }
 // board now. A session the Store returned always replays (loading checks
 // it, and a record that does not is ErrCorrupt); for one built or changed
 // by hand, bad rules, start or moves fail with ErrInvalid.
-func (s *Session) Position() (game.Position, error) {
-	r, err := game.ParseRules(s.Rules)
+func (s *Session) Position() (game.Position, error) { return s.positionWith(game.ParseRules) }
+
+// positionWith is Position with the rules parsed by parse (a Store's cache).
+func (s *Session) positionWith(parse func(string) (game.Rules, error)) (game.Position, error) {
+	r, err := parse(s.Rules)
 	if err != nil {
 		return game.Position{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -348,13 +351,13 @@ func (s *Session) encode() ([]byte, error) {
 // the status and the data. Anything that does not decode, or a game that
 // does not replay, is ErrCorrupt.
 func decodeSession(id GameID, version, status string, data []byte) (*Session, error) {
-	s, _, err := decodeSessionPosition(id, version, status, data)
+	s, _, err := decodeSessionPosition(id, version, status, data, game.ParseRules)
 	return s, err
 }
 
 // decodeSessionPosition is decodeSession that also returns the replayed
-// position, so a move does not replay the game twice.
-func decodeSessionPosition(id GameID, version, status string, data []byte) (*Session, game.Position, error) {
+// position, so a move does not replay the game twice; parse parses the rules.
+func decodeSessionPosition(id GameID, version, status string, data []byte, parse func(string) (game.Rules, error)) (*Session, game.Position, error) {
 	corrupt := func(what string, err error) error {
 		if err != nil {
 			return fmt.Errorf("%w: game %s: %s: %v", ErrCorrupt, id, what, err)
@@ -398,7 +401,7 @@ func decodeSessionPosition(id GameID, version, status string, data []byte) (*Ses
 	if s.Challenger > game.O || s.Result > game.Draw || s.End > ByExpiry {
 		return nil, game.Position{}, corrupt("challenger, result or end out of range", nil)
 	}
-	p, err := s.Position()
+	p, err := s.positionWith(parse)
 	if err != nil {
 		return nil, game.Position{}, corrupt("replay", err)
 	}
@@ -418,10 +421,11 @@ func (s *Store) gamePosition(ctx context.Context, id GameID) (*Session, game.Pos
 	if err != nil {
 		return nil, game.Position{}, err
 	}
-	vals, err := s.rdb.HMGet(ctx, s.keys.game(ch, suf), "v", "s", "d").Result()
-	if err != nil {
+	cmd := redis.NewSliceCmd(ctx, "hmget", s.keys.game(ch, suf), "v", "s", "d")
+	if err := s.batch.do(ctx, cmd); err != nil { // cmd is not ours to read then
 		return nil, game.Position{}, fmt.Errorf("persistence: load game %s: %w", id, err)
 	}
+	vals := cmd.Val()
 	if len(vals) != 3 || vals[0] == nil && vals[1] == nil && vals[2] == nil {
 		return nil, game.Position{}, fmt.Errorf("%w: game %s", ErrNotFound, id)
 	}
@@ -431,8 +435,15 @@ func (s *Store) gamePosition(ctx context.Context, id GameID) (*Session, game.Pos
 	if !ok1 || !ok2 || !ok3 {
 		return nil, game.Position{}, fmt.Errorf("%w: game %s: missing fields", ErrCorrupt, id)
 	}
-	return decodeSessionPosition(id, v, st, []byte(d))
+	g, p, err := decodeSessionPosition(id, v, st, []byte(d), s.rules.parse)
+	if err == nil {
+		s.sessions.put(g)
+	}
+	return g, p, err
 }
+
+// position is g.Position with the Store's parsed rules.
+func (s *Store) position(g *Session) (game.Position, error) { return g.positionWith(s.rules.parse) }
 
 // sessionIsNil reports the client's "no such key" reply, which never leaves the
 // package.

@@ -21,3 +21,7 @@ func DueKeyForTest(s *Store) string { return s.keys.due() }
 
 // ClaimLeaseForTest is the claim lease.
 const ClaimLeaseForTest = claimLease
+
+// PipelinesForTest returns how many pipelines of two commands or more the
+// Store's game path has sent.
+func PipelinesForTest(s *Store) int64 { return s.batch.pipelines.Load() }

@@ -37,15 +37,39 @@ type Options struct {
 	// ModelVersionsKept is how many earlier model versions per rules are
 	// kept for rollback; default 5.
 	ModelVersionsKept int
+
+	// MaxPipelines is how many round trips the game path (loading a game,
+	// the compare-and-set, the deadline index) keeps in flight at once;
+	// default 4. While that many are out, the commands of other callers
+	// queue and go out together, as one pipeline, when one comes back: under
+	// load that saves most of the per-command system calls, and a lone
+	// command waits for nothing. 1 gives the deepest pipelines; a larger
+	// value the most parallel round trips. It is not a connection limit
+	// (that is the client's pool size).
+	MaxPipelines int
+	// SessionCache is how many recently used live games the Store
+	// remembers at the version it last committed or loaded, so that a
+	// change at that version (Play, Accept, Resign... with the version of
+	// the board this process last showed) skips loading the game: one
+	// round trip instead of two. Default 4096 (a few hundred bytes each);
+	// negative turns it off. Correctness never depends on it: the
+	// compare-and-set decides, as it does after a load.
+	SessionCache int
 }
+
+// maxPipelineBatch caps the commands in one pipeline of the game path.
+const maxPipelineBatch = 256
 
 // Store is the bot's and the training job's view of Redis. It is safe for
 // concurrent use; it does not own the client (the caller closes it).
 type Store struct {
-	rdb  redis.UniversalClient
-	keys keys
-	now  func() time.Time
-	opts Options
+	rdb      redis.UniversalClient
+	batch    *batcher      // the game path's commands, coalesced under load
+	sessions *sessionCache // live games at their last known version
+	rules    rulesCache    // parsed rules by notation
+	keys     keys
+	now      func() time.Time
+	opts     Options
 }
 
 // New returns a Store on rdb.
@@ -68,7 +92,14 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	if o.ModelVersionsKept == 0 {
 		o.ModelVersionsKept = 5
 	}
-	return &Store{rdb: rdb, keys: keys{prefix: o.Prefix}, now: o.Now, opts: o}
+	if o.MaxPipelines <= 0 {
+		o.MaxPipelines = 4
+	}
+	if o.SessionCache == 0 {
+		o.SessionCache = 4096
+	}
+	return &Store{rdb: rdb, batch: newBatcher(rdb, o.MaxPipelines, maxPipelineBatch),
+		sessions: newSessionCache(o.SessionCache), keys: keys{prefix: o.Prefix}, now: o.Now, opts: o}
 }
 
 // Ping checks that Redis answers, for readiness probes.

@@ -3,13 +3,6 @@ package persistence_test
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,67 +10,15 @@ import (
 
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
-// corpusStartCluster starts a three-node Redis Cluster (no replicas) on
-// loopback and returns a client for it. Like redistest, it skips when
-// redis-server is missing, except under CI=true.
+// corpusStartCluster starts a three-node Redis Cluster (redistest) and
+// returns a client for it once it answers.
 func corpusStartCluster(t *testing.T) *redis.ClusterClient {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and redis-server is missing: %v", err)
-		}
-		t.Skipf("redis-server is missing: %v", err)
-	}
 	ctx := corpusCtx(t)
-	var addrs []string
-	var nodes []*redis.Client
-	for i := range 3 {
-		port := corpusClusterPort(t)
-		dir := filepath.Join(t.TempDir(), strconv.Itoa(i))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir,
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
-			"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		c := redis.NewClient(&redis.Options{Addr: addr})
-		t.Cleanup(func() { _ = c.Close() })
-		for c.Ping(ctx).Err() != nil {
-			if ctx.Err() != nil {
-				t.Fatalf("cluster node %s did not come up", addr)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		addrs, nodes = append(addrs, addr), append(nodes, c)
-	}
-	for i, c := range nodes {
-		if err := c.ClusterAddSlotsRange(ctx, i*16384/3, (i+1)*16384/3-1).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, a := range addrs[1:] {
-		host, port, _ := net.SplitHostPort(a)
-		if err := nodes[0].ClusterMeet(ctx, host, port).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range nodes {
-		for !strings.Contains(c.ClusterInfo(ctx).Val(), "cluster_state:ok") {
-			if ctx.Err() != nil {
-				t.Fatal("the cluster did not reach state ok")
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: redistest.StartCluster(t)})
 	t.Cleanup(func() { _ = rdb.Close() })
 	for rdb.Ping(ctx).Err() != nil {
 		if ctx.Err() != nil {
@@ -86,27 +27,6 @@ func corpusStartCluster(t *testing.T) *redis.ClusterClient {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return rdb
-}
-
-// corpusClusterPort returns a free port whose cluster bus port (+10000)
-// is free too.
-func corpusClusterPort(t *testing.T) int {
-	for range 100 {
-		p := 20000 + rand.IntN(30000)
-		a, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err != nil {
-			continue
-		}
-		b, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+10000)))
-		a.Close()
-		if err != nil {
-			continue
-		}
-		b.Close()
-		return p
-	}
-	t.Fatal("no free port pair")
-	return 0
 }
 
 // TestCorpusRatingsModelsCluster runs the corpus, ratings and model

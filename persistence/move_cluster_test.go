@@ -4,12 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,88 +13,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
-// startCluster starts a three-node Redis Cluster (no replicas) on loopback
-// and returns its seed list for Open. Like redistest, it skips when
-// redis-server is missing, except under CI=true.
+// sessStartCluster starts a three-node Redis Cluster (redistest) and
+// returns its seed list for Open.
 func sessStartCluster(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and redis-server is missing: %v", err)
-		}
-		t.Skipf("redis-server is missing: %v", err)
-	}
-	ctx := sessCtx(t)
-	var addrs []string
-	var clients []*redis.Client
-	for i := range 3 {
-		port := sessClusterPort(t)
-		dir := filepath.Join(t.TempDir(), strconv.Itoa(i))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir,
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
-			"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		c := redis.NewClient(&redis.Options{Addr: addr})
-		t.Cleanup(func() { _ = c.Close() })
-		for c.Ping(ctx).Err() != nil {
-			if ctx.Err() != nil {
-				t.Fatalf("cluster node %s did not come up", addr)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		addrs, clients = append(addrs, addr), append(clients, c)
-	}
-	for i, c := range clients {
-		lo, hi := int64(i*16384/3), int64((i+1)*16384/3-1)
-		if err := c.ClusterAddSlotsRange(ctx, int(lo), int(hi)).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, a := range addrs[1:] {
-		host, port, _ := net.SplitHostPort(a)
-		if err := clients[0].ClusterMeet(ctx, host, port).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range clients {
-		for !strings.Contains(c.ClusterInfo(ctx).Val(), "cluster_state:ok") {
-			if ctx.Err() != nil {
-				t.Fatal("the cluster did not reach state ok")
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	return strings.Join(addrs, ",")
-}
-
-// clusterPort returns a free port whose cluster bus port (+10000) is free too.
-func sessClusterPort(t *testing.T) int {
-	for range 100 {
-		p := 20000 + rand.IntN(30000)
-		a, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err != nil {
-			continue
-		}
-		b, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+10000)))
-		a.Close()
-		if err != nil {
-			continue
-		}
-		b.Close()
-		return p
-	}
-	t.Fatal("no free port pair")
-	return 0
+	return strings.Join(redistest.StartCluster(t), ",")
 }
 
 // TestCluster runs the session API on a three-node Redis Cluster: every
@@ -159,6 +79,8 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("game %d: %d applied; reloaded %+v, %v", i, n, g, err)
 		}
 	}
+	// The racing clicks were coalesced into pipelines across the nodes.
+	t.Logf("%d pipelines of racing clicks", persistence.PipelinesForTest(store))
 	clk.Advance(31 * time.Second)
 	timedOut := 0
 	for {

@@ -29,6 +29,7 @@ const (
 	KeyBusy           = "reply.busy"
 	KeyNoGame         = "reply.no_game"
 	KeyInternal       = "reply.internal"
+	KeyUnavailable    = "reply.unavailable"
 )
 
 // Marks as shown on the board and in texts.

@@ -1,0 +1,293 @@
+package bot
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMoveTimeout is how long an AI may think before the bot gives
+	// the first response to an interaction: well inside Discord's 3 second
+	// acknowledgement window, leaving room for Redis and the network.
+	DefaultMoveTimeout = 1500 * time.Millisecond
+	// DefaultHandlerTimeout bounds everything done for one interaction.
+	DefaultHandlerTimeout = 30 * time.Second
+	// maxLongMove bounds the thinking time of an AI whose budget exceeds
+	// the move timeout (it thinks after the first response is sent).
+	maxLongMove = MaxTimeMS*time.Millisecond + time.Second
+	// replyTimeout bounds telling the user about an error, even when the
+	// handler's own context has run out.
+	replyTimeout = 5 * time.Second
+)
+
+// Deps are the required dependencies of a Bot.
+type Deps struct {
+	// Discord answers interactions and registers commands; in production
+	// the *discordgo.Session.
+	Discord Discord
+	// Store holds the games, stats and corpus.
+	Store *persistence.Store
+	// Levels are the AI levels offered by /ttt vs-ai.
+	Levels *ai.Registry
+	// Catalog holds the localised texts.
+	Catalog *Catalog
+	// Signer signs and checks the custom IDs of buttons; the Bot renders
+	// with it too, so the buttons it shows are the ones it accepts.
+	Signer *Signer
+	// Logger receives the one log line per failed interaction (and debug
+	// lines for the others).
+	Logger *slog.Logger
+	// AppID is the application ID, for registering commands.
+	AppID string
+}
+
+// Options are a Bot's optional settings; the zero value asks for the
+// defaults.
+type Options struct {
+	// Now is the clock for timing handlers; default time.Now.
+	Now func() time.Time
+	// Rand draws seeds for AI players and who moves first when the user
+	// leaves it to chance; default a generator seeded from crypto/rand.
+	// The Bot serialises its use.
+	Rand *rand.Rand
+	// MoveTimeout is how long an AI may think before the first response;
+	// default DefaultMoveTimeout. An AI whose configured budget is longer
+	// thinks after the board is shown and the board is edited after it.
+	MoveTimeout time.Duration
+	// HandlerTimeout bounds the handling of one interaction; default
+	// DefaultHandlerTimeout.
+	HandlerTimeout time.Duration
+}
+
+// ErrConfig reports a Bot built without a required dependency.
+var ErrConfig = errors.New("bot: bad configuration")
+
+// Bot handles Discord interactions: it parses commands and clicks, plays
+// the games through the Store and the AI levels, and answers with rendered
+// boards or short localised replies. A Bot is safe for concurrent use;
+// HandleInteraction may run for many interactions at once.
+type Bot struct {
+	dc             Discord
+	store          *persistence.Store
+	levels         *ai.Registry
+	levelNames     []string
+	cat            *Catalog
+	signer         *Signer
+	render         *Renderer
+	log            *slog.Logger
+	appID          string
+	now            func() time.Time
+	moveTimeout    time.Duration
+	handlerTimeout time.Duration
+
+	mu  sync.Mutex // guards rng
+	rng *rand.Rand
+}
+
+// New returns a Bot with the given dependencies, all required, and options.
+func New(d Deps, o Options) (*Bot, error) {
+	switch {
+	case d.Discord == nil, d.Store == nil, d.Levels == nil, d.Catalog == nil, d.Signer == nil, d.Logger == nil:
+		return nil, fmt.Errorf("%w: Discord, Store, Levels, Catalog, Signer and Logger are required", ErrConfig)
+	case d.AppID == "":
+		return nil, fmt.Errorf("%w: no application ID", ErrConfig)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		var b [16]byte
+		_, _ = crand.Read(b[:]) // crypto/rand.Read never returns an error
+		o.Rand = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])))
+	}
+	if o.MoveTimeout <= 0 {
+		o.MoveTimeout = DefaultMoveTimeout
+	}
+	if o.HandlerTimeout <= 0 {
+		o.HandlerTimeout = DefaultHandlerTimeout
+	}
+	return &Bot{
+		dc: d.Discord, store: d.Store, levels: d.Levels, levelNames: d.Levels.Names(),
+		cat: d.Catalog, signer: d.Signer, render: NewRenderer(d.Catalog, d.Signer),
+		log: d.Logger, appID: d.AppID, now: o.Now, rng: o.Rand,
+		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout,
+	}, nil
+}
+
+// Commands returns the application commands the Bot handles, as Register
+// sends them.
+func (b *Bot) Commands() []*discordgo.ApplicationCommand { return Commands(b.cat, b.levelNames) }
+
+// Register replaces the application's commands in guildID (or globally for
+// ""), so Discord offers /ttt and /ttt-admin.
+func (b *Bot) Register(ctx context.Context, guildID string) error {
+	if _, err := b.dc.ApplicationCommandBulkOverwrite(b.appID, guildID, b.Commands(), discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("bot: register commands in guild %q: %w", guildID, err)
+	}
+	return nil
+}
+
+// call is the state of handling one interaction.
+type call struct {
+	i    *discordgo.Interaction
+	loc  discordgo.Locale
+	user string
+	// acked is set once the first response is sent; later messages are
+	// edits and follow-ups.
+	acked bool
+	// warnings are failures that did not stop the answer (a game that
+	// could not be recorded); they are logged.
+	warnings []error
+	// duplicate is set for a redelivered interaction, which is ignored.
+	duplicate bool
+}
+
+// HandleInteraction handles one interaction: a slash command or a click on
+// a button. It is the one boundary of the bot's handlers: it recovers from
+// panics, ignores redeliveries of an interaction already handled (by this
+// process or another), logs failures and shows the user a short localised
+// message instead of internal details, so every interaction is answered.
+func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCreate) {
+	if ic == nil || ic.Interaction == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.handlerTimeout)
+	defer cancel()
+	c := &call{i: ic.Interaction, loc: b.cat.Resolve(ic.Locale), user: userOf(ic.Interaction)}
+	start := b.now()
+	log := b.log.With("interaction", c.i.ID, "kind", c.i.Type.String(), "user", c.user,
+		"guild", c.i.GuildID, "channel", c.i.ChannelID)
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("bot: panic in interaction handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			b.fail(ctx, c, log, fmt.Errorf("bot: panic: %v", r))
+		}
+	}()
+	err := b.handle(ctx, c)
+	for _, w := range c.warnings {
+		log.Warn("bot: interaction handled with a failure", "err", w)
+	}
+	switch {
+	case err != nil:
+		b.fail(ctx, c, log, err)
+	case c.duplicate:
+		log.Debug("bot: duplicate delivery ignored")
+	default:
+		log.Debug("bot: interaction handled", "elapsed", b.now().Sub(start))
+	}
+}
+
+// fail logs err and tells the user, as an ephemeral reply when the
+// interaction has not been answered yet and as a follow-up otherwise.
+func (b *Bot) fail(ctx context.Context, c *call, log *slog.Logger, err error) {
+	defer func() {
+		if r := recover(); r != nil { // the reply itself must not take the process down
+			log.Error("bot: panic while showing an error", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	if key := ErrorKey(err); key == KeyInternal {
+		log.Error("bot: interaction failed", "err", err)
+	} else {
+		log.Info("bot: interaction refused", "reason", key, "err", err)
+	}
+	if c.i.Type != discordgo.InteractionApplicationCommand && c.i.Type != discordgo.InteractionMessageComponent {
+		return // nothing else takes a message
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replyTimeout)
+	defer cancel()
+	data := b.render.Error(c.loc, err)
+	var sendErr error
+	if !c.acked {
+		sendErr = b.respond(ctx, c, discordgo.InteractionResponseChannelMessageWithSource, data)
+	} else {
+		_, sendErr = b.dc.FollowupMessageCreate(c.i, true, &discordgo.WebhookParams{
+			Content: data.Content, Flags: data.Flags, AllowedMentions: data.AllowedMentions,
+		}, discordgo.WithContext(ctx))
+	}
+	if sendErr != nil {
+		log.Error("bot: could not show the error", "err", sendErr)
+	}
+}
+
+// handle routes an interaction after checking it was not handled before.
+func (b *Bot) handle(ctx context.Context, c *call) error {
+	if c.user == "" {
+		return fmt.Errorf("bot: interaction %s has no user", c.i.ID)
+	}
+	first, err := b.store.FirstDelivery(ctx, c.i.ID, 0)
+	if err != nil {
+		return err
+	}
+	if !first {
+		c.duplicate = true
+		return nil
+	}
+	switch c.i.Type {
+	case discordgo.InteractionApplicationCommand:
+		return b.command(ctx, c)
+	case discordgo.InteractionMessageComponent:
+		return b.component(ctx, c)
+	}
+	return nil // autocomplete and modals: nothing of ours uses them yet
+}
+
+// respond sends the first response.
+func (b *Bot) respond(ctx context.Context, c *call, typ discordgo.InteractionResponseType, data *discordgo.InteractionResponseData) error {
+	err := b.dc.InteractionRespond(c.i, &discordgo.InteractionResponse{Type: typ, Data: data}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("bot: respond to interaction %s: %w", c.i.ID, err)
+	}
+	c.acked = true
+	return nil
+}
+
+// editOriginal replaces the message of the first response.
+func (b *Bot) editOriginal(ctx context.Context, c *call, data *discordgo.InteractionResponseData) error {
+	_, err := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
+		Content: &data.Content, Components: &data.Components, AllowedMentions: data.AllowedMentions,
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("bot: edit response to interaction %s: %w", c.i.ID, err)
+	}
+	return nil
+}
+
+// userOf returns the ID of the user who caused the interaction.
+func userOf(i *discordgo.Interaction) string {
+	switch {
+	case i.Member != nil && i.Member.User != nil:
+		return i.Member.User.ID
+	case i.User != nil:
+		return i.User.ID
+	}
+	return ""
+}
+
+// seed returns a fresh seed for an AI player, below MaxSeed so the user
+// can retype it.
+func (b *Bot) seed() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rng.Uint64N(MaxSeed + 1)
+}
+
+// coin returns a fair coin toss.
+func (b *Bot) coin() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rng.IntN(2) == 0
+}

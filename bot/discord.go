@@ -1,0 +1,25 @@
+package bot
+
+import (
+	"github.com/bwmarrin/discordgo"
+)
+
+// Discord is the part of the Discord API the bot calls: answering
+// interactions (the first response, later edits of it and follow-ups) and
+// registering application commands. *discordgo.Session satisfies it; tests
+// point a real session at bot/fakediscord. Every call takes
+// discordgo.WithContext so that it honours the handler's deadline.
+type Discord interface {
+	// InteractionRespond sends the first response to an interaction.
+	InteractionRespond(interaction *discordgo.Interaction, resp *discordgo.InteractionResponse, options ...discordgo.RequestOption) error
+	// InteractionResponseEdit edits the first response (after a deferral).
+	InteractionResponseEdit(interaction *discordgo.Interaction, newresp *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	// FollowupMessageCreate sends a further message for an interaction.
+	FollowupMessageCreate(interaction *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	// ApplicationCommandBulkOverwrite replaces the application's commands
+	// in a guild, or globally for guild "".
+	ApplicationCommandBulkOverwrite(appID string, guildID string, commands []*discordgo.ApplicationCommand, options ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+}
+
+// The real session is what the bot runs on.
+var _ Discord = (*discordgo.Session)(nil)

@@ -1,0 +1,387 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// The first-response types the handlers use.
+const (
+	respMessage = discordgo.InteractionResponseChannelMessageWithSource // 4: a new message
+	respUpdate  = discordgo.InteractionResponseUpdateMessage            // 7: edit the clicked message
+)
+
+// command handles a slash command.
+func (b *Bot) command(ctx context.Context, c *call) error {
+	data := c.i.ApplicationCommandData()
+	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames})
+	if err != nil {
+		return err
+	}
+	switch r := req.(type) {
+	case ChallengeRequest:
+		return b.challenge(ctx, c, r)
+	case VsAIRequest:
+		return b.vsAI(ctx, c, r)
+	case ResignRequest:
+		return b.resignCommand(ctx, c)
+	case HelpRequest:
+		return b.respond(ctx, c, respMessage, b.render.Help(c.loc))
+	case StatsRequest:
+		return b.stats(ctx, c, r)
+	case LeaderboardRequest:
+		return b.leaderboard(ctx, c, r)
+	}
+	return userErr(KeyUnavailable)
+}
+
+// component handles a click on one of our buttons.
+func (b *Bot) component(ctx context.Context, c *call) error {
+	id, err := b.signer.Decode(c.i.MessageComponentData().CustomID)
+	if err != nil {
+		return err
+	}
+	if id.Game.Channel() != c.i.ChannelID {
+		// Signed by us, but shown in another channel: not a board we sent here.
+		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
+	}
+	switch id.Action {
+	case ActionMove:
+		return b.clickMove(ctx, c, id)
+	case ActionResign:
+		return b.clickResign(ctx, c, id)
+	case ActionAccept, ActionJoin, ActionDecline, ActionCancel:
+		return b.answerChallenge(ctx, c, id)
+	}
+	return userErr(KeyUnavailable)
+}
+
+// challenge posts a challenge to a user, or to anyone.
+func (b *Bot) challenge(ctx context.Context, c *call, r ChallengeRequest) error {
+	side := game.X
+	if r.First == FirstOther || r.First == FirstRandom && !b.coin() {
+		side = game.O
+	}
+	var players [2]persistence.Seat
+	players[seatIndex(side)] = persistence.Seat{User: c.user}
+	players[seatIndex(side.Other())] = persistence.Seat{User: r.Opponent}
+	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
+		Rules: r.Rules.String(), Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
+	})
+	if err != nil {
+		return err
+	}
+	data, err := b.render.Challenge(c.loc, s, "")
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, data)
+}
+
+// answerChallenge handles the buttons of a challenge: Accept and Decline
+// (for the challenged user), Join (for anyone else, when open to all) and
+// Cancel (for the challenger). An accepted challenge becomes the board.
+func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
+	s, err := b.store.Game(ctx, id.Game)
+	if err != nil {
+		return err
+	}
+	if s.Status != persistence.StatusOpen {
+		return userErr(KeyExpired)
+	}
+	challenger := s.Seat(s.Challenger).User
+	opponent := s.Seat(s.Challenger.Other()).User
+	switch {
+	case id.Action == ActionCancel && c.user != challenger:
+		return userErr(KeyOnlyChallenger)
+	case id.Action == ActionJoin && c.user == challenger:
+		return userErr(KeyOwnChallenge)
+	case (id.Action == ActionAccept || id.Action == ActionDecline) && c.user != opponent:
+		return userErr(KeyOnlyOpponent)
+	case id.Action == ActionJoin && opponent != "":
+		return userErr(KeyInvalidButton) // a Join button on a direct challenge: not ours
+	}
+	if id.Action == ActionCancel || id.Action == ActionDecline {
+		next, err := b.store.Decline(ctx, id.Game, s.Version, c.user)
+		if err != nil {
+			return err
+		}
+		data, err := b.render.Challenge(c.loc, next, c.user)
+		if err != nil {
+			return err
+		}
+		return b.respond(ctx, c, respUpdate, data)
+	}
+	next, err := b.store.Accept(ctx, id.Game, s.Version, c.user)
+	if err != nil {
+		return err
+	}
+	return b.showBoard(ctx, c, next, respUpdate)
+}
+
+// vsAI starts a game against an AI: the user and the AI take their seats,
+// the AI moves if it is first, and the board is shown.
+func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
+	start := game.NewPosition(r.Rules)
+	if r.Start != "" {
+		var err error
+		if start, err = game.ParsePosition(r.Rules, r.Start); err != nil {
+			return positionErr(r.Rules, err)
+		}
+	}
+	comp := r.AI
+	if !r.SeedSet {
+		comp.Seed = b.seed()
+	}
+	userFirst := r.First == FirstMe || r.First == FirstRandom && b.coin()
+	userSide := start.ToMove()
+	if !userFirst {
+		userSide = userSide.Other()
+	}
+	var players [2]persistence.Seat
+	players[seatIndex(userSide)] = persistence.Seat{User: c.user}
+	players[seatIndex(userSide.Other())] = persistence.Seat{AI: comp}
+	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
+		Rules: r.Rules.String(), Players: players, Start: r.Start, Guild: c.i.GuildID,
+	})
+	if err != nil {
+		return err
+	}
+	return b.continueGame(ctx, c, s, respMessage)
+}
+
+// clickMove plays the user's click on a board cell, then the AI's reply.
+func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
+	s, err := b.store.Game(ctx, id.Game)
+	if err != nil {
+		return err
+	}
+	side := s.SideOf(c.user)
+	switch {
+	case side == game.Empty:
+		return userErr(KeyNotYourGame)
+	case !s.Status.Live():
+		return userErr(KeyGameOver)
+	case len(s.Moves) != id.Move:
+		return userErr(KeyBoardChanged)
+	}
+	pos, err := s.Position()
+	if err != nil {
+		return err
+	}
+	switch {
+	case pos.ToMove() != side:
+		return userErr(KeyNotYourTurn)
+	case !pos.Rules().Board().Has(id.Cell):
+		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: cell %s is off the %s board", id.Cell, pos.Rules())}
+	case pos.At(id.Cell) != game.Empty:
+		return userErr(KeyCellTaken)
+	}
+	next, err := b.store.PlayOn(ctx, s, c.user, id.Cell)
+	if errors.Is(err, persistence.ErrTimedOut) && next != nil {
+		// The move came too late and the game is lost on time: show that.
+		b.record(ctx, c, next)
+		return b.showBoard(ctx, c, next, respUpdate)
+	}
+	if err != nil {
+		return err
+	}
+	return b.continueGame(ctx, c, next, respUpdate)
+}
+
+// clickResign resigns the game of the board the Resign button is on.
+func (b *Bot) clickResign(ctx context.Context, c *call, id CustomID) error {
+	s, err := b.store.Game(ctx, id.Game)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s.SideOf(c.user) == game.Empty:
+		return userErr(KeyNotYourGame)
+	case s.Status != persistence.StatusActive:
+		return userErr(KeyGameOver)
+	}
+	next, err := b.store.Resign(ctx, id.Game, s.Version, c.user)
+	if err != nil {
+		return err
+	}
+	b.record(ctx, c, next)
+	return b.showBoard(ctx, c, next, respUpdate)
+}
+
+// resignCommand resigns the user's game in the channel and shows the final
+// board as a new message.
+func (b *Bot) resignCommand(ctx context.Context, c *call) error {
+	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return &UserError{Key: KeyNoGame, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	s, err := b.store.Resign(ctx, gid, 0, c.user)
+	if err != nil {
+		return err
+	}
+	b.record(ctx, c, s)
+	return b.showBoard(ctx, c, s, respMessage)
+}
+
+// stats shows a user's results in this server (globally in a direct
+// message).
+func (b *Bot) stats(ctx context.Context, c *call, r StatsRequest) error {
+	st, err := b.store.Stats(ctx, c.i.GuildID, r.User)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return b.respond(ctx, c, respMessage, b.render.NoStats(c.loc, r.User))
+	}
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, b.render.Stats(c.loc, st))
+}
+
+// leaderboard shows the top places of this server's or the global
+// ratings.
+func (b *Bot) leaderboard(ctx context.Context, c *call, r LeaderboardRequest) error {
+	guild := c.i.GuildID
+	if r.Scope == ScopeGlobal {
+		guild = ""
+	}
+	places, err := b.store.Leaderboard(ctx, guild, 0, MaxLeaderboardLines)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, b.render.Leaderboard(c.loc, guild, places))
+}
+
+// continueGame lets the AI reply if it is to move, records the game if it
+// is over, and shows the board with a first response of type typ. An AI
+// that may think longer than the move timeout moves after the board is
+// shown (its buttons disabled meanwhile), and the board is then edited.
+func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType) error {
+	seat, ok, err := aiToMove(s)
+	if err != nil {
+		return err
+	}
+	if ok && seat.AI.Budget > b.moveTimeout {
+		if err := b.showBoard(ctx, c, s, typ); err != nil {
+			return err
+		}
+		if s, err = b.aiMove(ctx, s, seat, min(seat.AI.Budget+time.Second/2, maxLongMove)); err != nil {
+			return err
+		}
+		b.record(ctx, c, s)
+		data, err := b.render.Board(c.loc, s, nil)
+		if err != nil {
+			return err
+		}
+		return b.editOriginal(ctx, c, data)
+	}
+	if ok {
+		if s, err = b.aiMove(ctx, s, seat, b.moveTimeout); err != nil {
+			return err
+		}
+	}
+	b.record(ctx, c, s)
+	return b.showBoard(ctx, c, s, typ)
+}
+
+// showBoard renders s and sends it as the first response.
+func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType) error {
+	data, err := b.render.Board(c.loc, s, nil)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, typ, data)
+}
+
+// aiToMove returns the seat of the side to move if the game is active and
+// an AI plays it.
+func aiToMove(s *persistence.Session) (persistence.Seat, bool, error) {
+	if s.Status != persistence.StatusActive {
+		return persistence.Seat{}, false, nil
+	}
+	m, err := s.ToMove()
+	if err != nil {
+		return persistence.Seat{}, false, err
+	}
+	seat := s.Seat(m)
+	return seat, seat.IsAI(), nil
+}
+
+// aiMove asks the AI of seat for its move within timeout and plays it. The
+// player is built for this move alone (players hold up to tens of MiB of
+// search state) with a seed derived from the game's seed and the move
+// number, so a game replays exactly. An AI that finds no move in time
+// (a level that ignores its deadline would be a bug) falls back to a
+// random legal move, so the game never stalls.
+func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration) (*persistence.Session, error) {
+	pos, err := s.Position()
+	if err != nil {
+		return nil, err
+	}
+	opts := ai.Options{
+		Seed: seat.AI.Seed + uint64(len(s.Moves)), Depth: seat.AI.Depth, Iterations: seat.AI.Iterations,
+		Budget: seat.AI.Budget, Exploration: seat.AI.Exploration,
+	}
+	p, err := b.levels.New(seat.AI.Level, opts)
+	if err != nil {
+		return nil, fmt.Errorf("bot: AI player of game %s: %w", s.ID, err)
+	}
+	mctx, cancel := context.WithTimeout(ctx, timeout)
+	cell, err := p.Move(mctx, pos)
+	cancel()
+	if err != nil && ctx.Err() == nil && !errors.Is(err, ai.ErrNoMoves) {
+		cell, err = ai.NewRandom(ai.Options{Seed: opts.Seed}).Move(ctx, pos)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bot: AI move in game %s: %w", s.ID, err)
+	}
+	return b.store.PlayOn(ctx, s, "", cell)
+}
+
+// record reports a finished game for the stats and the corpus. It is
+// idempotent by game ID, so the one handler that finished the game calls it
+// and a retry is harmless; a failure does not stop the answer and is
+// logged.
+func (b *Bot) record(ctx context.Context, c *call, s *persistence.Session) {
+	if s.Status != persistence.StatusFinished || s.Result != game.XWins && s.Result != game.OWins && s.Result != game.Draw {
+		return // still live, or ended without a result (a declined challenge)
+	}
+	if err := b.store.RecordGame(ctx, finishedGame(s)); err != nil {
+		c.warnings = append(c.warnings, fmt.Errorf("bot: record game %s: %w", s.ID, err))
+	}
+}
+
+// finishedGame is the report of a finished session.
+func finishedGame(s *persistence.Session) persistence.FinishedGame {
+	rules, _ := game.ParseRules(s.Rules) // the session replayed, so they parse
+	var start game.Position
+	if s.Start != "" {
+		start, _ = game.ParsePosition(rules, s.Start)
+	}
+	player := func(st persistence.Seat) persistence.Player {
+		return persistence.Player{User: st.User, AI: st.AI.Level}
+	}
+	return persistence.FinishedGame{
+		ID: string(s.ID), Guild: s.Guild, Rules: rules, Start: start, Moves: s.Moves,
+		X: player(s.Players[0]), O: player(s.Players[1]),
+		Result: s.Result, End: s.End.String(), Finished: s.Updated,
+	}
+}
+
+// seatIndex is the index in Session.Players of side m.
+func seatIndex(m game.Mark) int {
+	if m == game.O {
+		return 1
+	}
+	return 0
+}

@@ -98,6 +98,7 @@ func commands() []*command {
 		solveCommand(),
 		arenaCommand(),
 		levelsCommand(),
+		serveCommand(),
 		helpCommand(),
 	}
 }

@@ -71,6 +71,17 @@ type Options struct {
 	// HandlerTimeout bounds the handling of one interaction; default
 	// DefaultHandlerTimeout.
 	HandlerTimeout time.Duration
+	// Metrics, if set, count interactions by type and outcome and time them.
+	Metrics *Metrics
+	// TurnTime is how long a player has for each move before losing on
+	// time; default DefaultTurnTime.
+	TurnTime time.Duration
+	// DuelStep is the pause between the moves of an AI duel; default
+	// DefaultDuelStep.
+	DuelStep time.Duration
+	// AdminRoles are role IDs whose members may use /ttt-admin besides
+	// members with the Manage Server permission.
+	AdminRoles []string
 }
 
 // ErrConfig reports a Bot built without a required dependency.
@@ -93,6 +104,8 @@ type Bot struct {
 	now            func() time.Time
 	moveTimeout    time.Duration
 	handlerTimeout time.Duration
+	lc             lifecycle
+	metrics        *Metrics
 
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
@@ -124,7 +137,8 @@ func New(d Deps, o Options) (*Bot, error) {
 		dc: d.Discord, store: d.Store, levels: d.Levels, levelNames: d.Levels.Names(),
 		cat: d.Catalog, signer: d.Signer, render: NewRenderer(d.Catalog, d.Signer),
 		log: d.Logger, appID: d.AppID, now: o.Now, rng: o.Rand,
-		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout,
+		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout, metrics: o.Metrics,
+		lc: newLifecycle(o),
 	}, nil
 }
 
@@ -171,6 +185,8 @@ func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCr
 	start := b.now()
 	log := b.log.With("interaction", c.i.ID, "kind", c.i.Type.String(), "user", c.user,
 		"guild", c.i.GuildID, "channel", c.i.ChannelID)
+	done, outcome := b.metrics.begin(c.i.Type.String(), start, b.now), OutcomePanic
+	defer func() { done(outcome) }()
 	defer func() {
 		if r := recover(); r != nil {
 			log.Error("bot: panic in interaction handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -178,6 +194,7 @@ func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCr
 		}
 	}()
 	err := b.handle(ctx, c)
+	outcome = outcomeOf(err, c.duplicate)
 	for _, w := range c.warnings {
 		log.Warn("bot: interaction handled with a failure", "err", w)
 	}

@@ -19,6 +19,10 @@ type Discord interface {
 	// ApplicationCommandBulkOverwrite replaces the application's commands
 	// in a guild, or globally for guild "".
 	ApplicationCommandBulkOverwrite(appID string, guildID string, commands []*discordgo.ApplicationCommand, options ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+	// ChannelMessageEditComplex edits a message the bot posted, text and
+	// buttons: a board that changes after its interaction is over (a
+	// timeout, a resignation by command, a moderator, an AI duel).
+	ChannelMessageEditComplex(m *discordgo.MessageEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
 }
 
 // The real session is what the bot runs on.

@@ -35,6 +35,7 @@ type e2e struct {
 	t      *testing.T
 	ctx    context.Context
 	srv    *fakediscord.Server
+	ses    *discordgo.Session
 	bot    *bot.Bot
 	store  *persistence.Store
 	cat    *bot.Catalog
@@ -65,10 +66,23 @@ func (s *syncBuffer) String() string {
 
 func newE2E(t *testing.T, opts bot.Options) *e2e {
 	t.Helper()
+	return newE2EStore(t, opts, persistence.Options{})
+}
+
+// newE2EStore is newE2E with Store options (a clock).
+func newE2EStore(t *testing.T, opts bot.Options, popts persistence.Options) *e2e {
+	t.Helper()
+	return newE2EWrapped(t, opts, popts, nil)
+}
+
+// newE2EWrapped is newE2EStore with the bot's Discord wrapped by wrap.
+func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wrap func(bot.Discord) bot.Discord) *e2e {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
 	rdb := redistest.Client(t, redistest.Start(t))
-	store := persistence.New(rdb, persistence.Options{PseudonymKey: []byte("e2e-pseudonym-key-0123456789abcdef")})
+	popts.PseudonymKey = []byte("e2e-pseudonym-key-0123456789abcdef")
+	store := persistence.New(rdb, popts)
 	cat, err := bot.NewCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +97,12 @@ func newE2E(t *testing.T, opts bot.Options) *e2e {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
+	var dc bot.Discord = ses
+	if wrap != nil {
+		dc = wrap(ses)
+	}
 	b, err := bot.New(bot.Deps{
-		Discord: ses, Store: store, Levels: ai.NewRegistry(), Catalog: cat, Signer: signer,
+		Discord: dc, Store: store, Levels: ai.NewRegistry(), Catalog: cat, Signer: signer,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AppID:  srv.AppID(),
 	}, opts)
@@ -104,7 +122,7 @@ func newE2E(t *testing.T, opts bot.Options) *e2e {
 	if _, err := srv.WaitGateway(ctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
 		t.Fatalf("gateway did not connect: %v", err)
 	}
-	e := &e2e{t: t, ctx: ctx, srv: srv, bot: b, store: store, cat: cat, signer: signer, logs: logs}
+	e := &e2e{t: t, ctx: ctx, srv: srv, ses: ses, bot: b, store: store, cat: cat, signer: signer, logs: logs}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("bot logs:\n%s", logs.String())
@@ -274,6 +292,7 @@ func TestE2EVsPerfect(t *testing.T) {
 		t.Fatalf("/ttt vs-ai answered type %d ephemeral %v, want a public board (4)", r.Type, r.Message.Ephemeral)
 	}
 	board := r.Message.ID
+	e.tracked(r.Message)
 	first := e.cells(r.Message)
 	if len(first) != 9 {
 		t.Fatalf("board has %d cells, want 9", len(first))
@@ -380,17 +399,22 @@ func TestE2EVsPerfect(t *testing.T) {
 		t.Fatalf("corpus has %d games (%v), want 1", cs.Count, err)
 	}
 
-	// Rematch is not built yet: a polite reply, not a failure.
+	// Rematch: a new board, sides swapped, the old one left as it was.
 	_, rematch := e.button(cur, bot.ActionRematch)
 	r, _ = e.click(alice, board, rematch.CustomID)
-	e.wantReply(r, bot.KeyUnavailable)
+	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.ID == board {
+		t.Fatalf("rematch answered type %d on message %s, want a new board (4)", r.Type, r.Message.ID)
+	}
+	if s := e.game(r.Message); s.SideOf(alice) != game.O || s.Players[0].AI.Level != "perfect" || s.ID == end.ID {
+		t.Fatalf("rematch %+v, want alice as O against perfect in a new game", s)
+	}
 	e.noFailures()
 }
 
 // TestE2EResignAndSlowAI covers an AI that moves first, an AI whose budget
 // exceeds the move timeout (the board is shown, then edited), the Resign
 // button, /ttt resign with and without a game, /ttt help in the user's
-// language, stats and the leaderboard, and a subcommand not built yet.
+// language, and stats and the leaderboard.
 func TestE2EResignAndSlowAI(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(3, 4)), MoveTimeout: 100 * time.Millisecond})
@@ -485,8 +509,6 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 	if want := e.cat.Text(bot.DefaultLocale, "leaderboard.empty"); !strings.Contains(r.Message.Content, want) {
 		t.Fatalf("/ttt leaderboard = %q, want it empty (no games between people)", r.Message.Content)
 	}
-	r, _ = e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
-	e.wantReply(r, bot.KeyUnavailable)
 	e.noFailures()
 }
 
@@ -544,6 +566,14 @@ func TestE2EChallenge(t *testing.T) {
 	}
 	if s := e.game(r.Message); s.Status != persistence.StatusFinished || s.Result != game.XWins {
 		t.Fatalf("game ended %s %s, want X (alice) to win", s.Status, s.Result)
+	}
+	for _, want := range []string{
+		e.cat.Text(bot.DefaultLocale, "rating.line", "player", "<@"+alice+">", "before", "1200", "after", "1216", "delta", "+16"),
+		e.cat.Text(bot.DefaultLocale, "rating.line", "player", "<@"+bob+">", "before", "1200", "after", "1184", "delta", "−16"),
+	} {
+		if !strings.Contains(r.Message.Content, want) {
+			t.Fatalf("final board %q, want the rating change %q", r.Message.Content, want)
+		}
 	}
 	a, err := e.store.Stats(e.ctx, e2eGuild, alice)
 	if err != nil || a.Wins != 1 || a.Rated != 1 || a.Rating <= persistence.RatingStart {

@@ -39,6 +39,10 @@ func (b *Bot) command(ctx context.Context, c *call) error {
 		return b.stats(ctx, c, r)
 	case LeaderboardRequest:
 		return b.leaderboard(ctx, c, r)
+	case AIDuelRequest:
+		return b.duel(ctx, c, r)
+	case EndGameRequest, ModelRequest, RetrainRequest:
+		return b.admin(ctx, c, r)
 	}
 	return userErr(KeyUnavailable)
 }
@@ -60,6 +64,8 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 		return b.clickResign(ctx, c, id)
 	case ActionAccept, ActionJoin, ActionDecline, ActionCancel:
 		return b.answerChallenge(ctx, c, id)
+	case ActionRematch:
+		return b.rematch(ctx, c, id)
 	}
 	return userErr(KeyUnavailable)
 }
@@ -73,8 +79,15 @@ func (b *Bot) challenge(ctx context.Context, c *call, r ChallengeRequest) error 
 	var players [2]persistence.Seat
 	players[seatIndex(side)] = persistence.Seat{User: c.user}
 	players[seatIndex(side.Other())] = persistence.Seat{User: r.Opponent}
+	return b.postChallenge(ctx, c, r.Rules, players, side)
+}
+
+// postChallenge creates a challenge from the player on side and posts it
+// as a new message.
+func (b *Bot) postChallenge(ctx context.Context, c *call, rules game.Rules, players [2]persistence.Seat, side game.Mark) error {
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: r.Rules.String(), Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
+		Rules: rules.String(), Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
+		TurnTime: b.lc.turnTime,
 	})
 	if err != nil {
 		return err
@@ -83,7 +96,11 @@ func (b *Bot) challenge(ctx context.Context, c *call, r ChallengeRequest) error 
 	if err != nil {
 		return err
 	}
-	return b.respond(ctx, c, respMessage, data)
+	if err := b.respond(ctx, c, respMessage, data); err != nil {
+		return err
+	}
+	b.track(ctx, c, s, respMessage, data)
+	return nil
 }
 
 // answerChallenge handles the buttons of a challenge: Accept and Decline
@@ -110,7 +127,7 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
 		return userErr(KeyInvalidButton) // a Join button on a direct challenge: not ours
 	}
 	if id.Action == ActionCancel || id.Action == ActionDecline {
-		next, err := b.store.Decline(ctx, id.Game, s.Version, c.user)
+		next, err := retry(func() (*persistence.Session, error) { return b.store.Decline(ctx, id.Game, 0, c.user) })
 		if err != nil {
 			return err
 		}
@@ -120,11 +137,11 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
 		}
 		return b.respond(ctx, c, respUpdate, data)
 	}
-	next, err := b.store.Accept(ctx, id.Game, s.Version, c.user)
+	next, err := retry(func() (*persistence.Session, error) { return b.store.Accept(ctx, id.Game, 0, c.user) })
 	if err != nil {
 		return err
 	}
-	return b.showBoard(ctx, c, next, respUpdate)
+	return b.showBoard(ctx, c, next, respUpdate, nil)
 }
 
 // vsAI starts a game against an AI: the user and the AI take their seats,
@@ -150,7 +167,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 	players[seatIndex(userSide)] = persistence.Seat{User: c.user}
 	players[seatIndex(userSide.Other())] = persistence.Seat{AI: comp}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: r.Rules.String(), Players: players, Start: r.Start, Guild: c.i.GuildID,
+		Rules: r.Rules.String(), Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: b.lc.turnTime,
 	})
 	if err != nil {
 		return err
@@ -186,10 +203,16 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
 		return userErr(KeyCellTaken)
 	}
 	next, err := b.store.PlayOn(ctx, s, c.user, id.Cell)
+	if errors.Is(err, persistence.ErrConflict) {
+		// Only the game's metadata (its message) may have changed since
+		// it was loaded: then the click still stands.
+		if cur, lerr := b.store.Game(ctx, id.Game); lerr == nil && len(cur.Moves) == len(s.Moves) && cur.Status == s.Status {
+			next, err = b.store.PlayOn(ctx, cur, c.user, id.Cell)
+		}
+	}
 	if errors.Is(err, persistence.ErrTimedOut) && next != nil {
 		// The move came too late and the game is lost on time: show that.
-		b.record(ctx, c, next)
-		return b.showBoard(ctx, c, next, respUpdate)
+		return b.showBoard(ctx, c, next, respUpdate, b.finish(ctx, c, next))
 	}
 	if err != nil {
 		return err
@@ -209,16 +232,16 @@ func (b *Bot) clickResign(ctx context.Context, c *call, id CustomID) error {
 	case s.Status != persistence.StatusActive:
 		return userErr(KeyGameOver)
 	}
-	next, err := b.store.Resign(ctx, id.Game, s.Version, c.user)
+	next, err := retry(func() (*persistence.Session, error) { return b.store.Resign(ctx, id.Game, 0, c.user) })
 	if err != nil {
 		return err
 	}
-	b.record(ctx, c, next)
-	return b.showBoard(ctx, c, next, respUpdate)
+	return b.showBoard(ctx, c, next, respUpdate, b.finish(ctx, c, next))
 }
 
-// resignCommand resigns the user's game in the channel and shows the final
-// board as a new message.
+// resignCommand resigns the user's game in the channel, shows the final
+// board as a new message and turns the old board into it too, so no live
+// buttons are left behind.
 func (b *Bot) resignCommand(ctx context.Context, c *call) error {
 	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -227,12 +250,18 @@ func (b *Bot) resignCommand(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	s, err := b.store.Resign(ctx, gid, 0, c.user)
+	s, err := retry(func() (*persistence.Session, error) { return b.store.Resign(ctx, gid, 0, c.user) })
 	if err != nil {
 		return err
 	}
-	b.record(ctx, c, s)
-	return b.showBoard(ctx, c, s, respMessage)
+	ratings := b.finish(ctx, c, s)
+	if err := b.showBoard(ctx, c, s, respMessage, ratings); err != nil {
+		return err
+	}
+	if err := b.editBoard(ctx, c.loc, s, ratings); err != nil {
+		c.warnings = append(c.warnings, err)
+	}
+	return nil
 }
 
 // stats shows a user's results in this server (globally in a direct
@@ -272,17 +301,19 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		return err
 	}
 	if ok && seat.AI.Budget > b.moveTimeout {
-		if err := b.showBoard(ctx, c, s, typ); err != nil {
+		// The board is recorded only after the AI's move: recording it
+		// now would change the version the move is played on.
+		if _, err := b.respondBoard(ctx, c, s, typ, nil); err != nil {
 			return err
 		}
 		if s, err = b.aiMove(ctx, s, seat, min(seat.AI.Budget+time.Second/2, maxLongMove)); err != nil {
 			return err
 		}
-		b.record(ctx, c, s)
-		data, err := b.render.Board(c.loc, s, nil)
+		data, err := b.render.Board(c.loc, s, b.finish(ctx, c, s))
 		if err != nil {
 			return err
 		}
+		b.track(ctx, c, s, typ, data) // before the user sees a board to click
 		return b.editOriginal(ctx, c, data)
 	}
 	if ok {
@@ -290,17 +321,34 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 			return err
 		}
 	}
-	b.record(ctx, c, s)
-	return b.showBoard(ctx, c, s, typ)
+	return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 }
 
-// showBoard renders s and sends it as the first response.
-func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType) error {
-	data, err := b.render.Board(c.loc, s, nil)
+// showBoard renders s with the rating changes (of a finished game) and
+// sends it as the first response, then records which message shows it.
+func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []RatingChange) error {
+	if typ == respUpdate {
+		// The message is known: record it first, so the game does not
+		// change after the user has seen it.
+		s = b.track(ctx, c, s, typ, nil)
+		_, err := b.respondBoard(ctx, c, s, typ, ratings)
+		return err
+	}
+	data, err := b.respondBoard(ctx, c, s, typ, ratings)
 	if err != nil {
 		return err
 	}
-	return b.respond(ctx, c, typ, data)
+	b.track(ctx, c, s, typ, data)
+	return nil
+}
+
+// respondBoard renders s and sends it as the first response.
+func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
+	data, err := b.render.Board(c.loc, s, ratings)
+	if err != nil {
+		return nil, err
+	}
+	return data, b.respond(ctx, c, typ, data)
 }
 
 // aiToMove returns the seat of the side to move if the game is active and
@@ -345,20 +393,14 @@ func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persisten
 	if err != nil {
 		return nil, fmt.Errorf("bot: AI move in game %s: %w", s.ID, err)
 	}
-	return b.store.PlayOn(ctx, s, "", cell)
-}
-
-// record reports a finished game for the stats and the corpus. It is
-// idempotent by game ID, so the one handler that finished the game calls it
-// and a retry is harmless; a failure does not stop the answer and is
-// logged.
-func (b *Bot) record(ctx context.Context, c *call, s *persistence.Session) {
-	if s.Status != persistence.StatusFinished || s.Result != game.XWins && s.Result != game.OWins && s.Result != game.Draw {
-		return // still live, or ended without a result (a declined challenge)
+	next, err := b.store.PlayOn(ctx, s, "", cell)
+	if errors.Is(err, persistence.ErrConflict) {
+		// Only the game's metadata (its message) may have changed.
+		if cur, lerr := b.store.Game(ctx, s.ID); lerr == nil && len(cur.Moves) == len(s.Moves) && cur.Status == s.Status {
+			next, err = b.store.PlayOn(ctx, cur, "", cell)
+		}
 	}
-	if err := b.store.RecordGame(ctx, finishedGame(s)); err != nil {
-		c.warnings = append(c.warnings, fmt.Errorf("bot: record game %s: %w", s.ID, err))
-	}
+	return next, err
 }
 
 // finishedGame is the report of a finished session.

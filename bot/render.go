@@ -105,7 +105,7 @@ func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings [
 		"rules", r.rulesText(loc, rules)))
 	if live {
 		vars := []string{"mark", markEmoji(toMove), "player", r.seatName(loc, s.Seat(toMove))}
-		if s.Deadline.IsZero() {
+		if s.Deadline.IsZero() || isDuel(s) {
 			lines = append(lines, r.cat.Text(loc, "board.turn", vars...))
 		} else {
 			lines = append(lines, r.cat.Text(loc, "board.deadline", append(vars, "deadline", timestamp(s.Deadline.Unix()))...))
@@ -190,6 +190,8 @@ func (r *Renderer) resultText(loc discordgo.Locale, s *persistence.Session) stri
 		return wl("result.resign")
 	case s.End == persistence.ByTimeout && winner != game.Empty:
 		return wl("result.timeout")
+	case s.End == persistence.ByModerator && isDuel(s):
+		return r.cat.Text(loc, "result.duel_stopped")
 	case s.End == persistence.ByModerator:
 		return r.cat.Text(loc, "result.moderator")
 	case s.End == persistence.ByExpiry:

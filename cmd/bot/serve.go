@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -22,28 +26,48 @@ import (
 // interactions being handled to finish before cancelling them.
 const serveDrainTimeout = 10 * time.Second
 
+// Modes of serve: how Discord delivers interactions.
+const (
+	modeGateway = "gateway"
+	modeHTTP    = "http"
+)
+
+// Defaults of serve's listeners.
+const defaultListenAddr = ":8080"
+
 // serveCommand is "bot serve": the Discord bot itself.
 func serveCommand() *command {
 	return &command{
 		name:     "serve",
 		synopsis: "",
 		summary:  "run the Discord bot (settings from the environment)",
-		about: `Serve runs the Discord bot over the gateway: it registers the slash
-commands, answers interactions until SIGINT or SIGTERM, then lets the
-interactions in progress finish (up to 10 s) and exits. Settings come from
-the environment (see .env.example):
+		about: `Serve runs the Discord bot: it registers the slash commands, answers
+interactions until SIGINT or SIGTERM, then lets the interactions in
+progress finish (up to 10 s) and exits. Interactions arrive over the
+gateway (MODE=gateway) or as signed HTTP requests to the bot's own
+interactions endpoint (MODE=http; set the portal's Interactions Endpoint
+URL to it); any number of http processes may share one Redis behind a
+load balancer. Settings come from the environment (see .env.example):
 
-  DISCORD_TOKEN    the bot token (required)
-  DISCORD_APP_ID   the application ID (required)
-  DEV_GUILD_ID     register the commands in this guild only (instant, for
-                   development); empty registers them globally
-  REDIS_URL        the Redis to use: redis://, rediss://, host:port, or
-                   comma-separated Cluster seeds; empty starts a private
-                   redis-server with its data in ./.redis-data
-  CUSTOM_ID_KEY    secret that signs button custom IDs, 16+ bytes (required)
-  PSEUDONYM_KEY    secret that pseudonymises user IDs in the training
-                   corpus, 16+ bytes, never changed once set (required)
-  LOG_LEVEL        debug, info (default), warn or error`,
+  DISCORD_TOKEN       the bot token (required)
+  DISCORD_APP_ID      the application ID (required)
+  DEV_GUILD_ID        register the commands in this guild only (instant,
+                      for development); empty registers them globally
+  MODE                gateway (default) or http
+  LISTEN_ADDR         http mode: the interactions endpoint's address
+                      (default :8080); it answers on every path
+  DISCORD_PUBLIC_KEY  http mode: the application's public key, 64 hex
+                      digits, which signs Discord's requests (required)
+  OPS_ADDR            address of /healthz, /readyz and Prometheus /metrics,
+                      e.g. :9090; empty serves none
+  REDIS_URL           the Redis to use: redis://, rediss://, host:port, or
+                      comma-separated Cluster seeds; empty starts a private
+                      redis-server with its data in ./.redis-data
+  CUSTOM_ID_KEY       secret that signs button custom IDs, 16+ bytes
+                      (required)
+  PSEUDONYM_KEY       secret that pseudonymises user IDs in the training
+                      corpus, 16+ bytes, never changed once set (required)
+  LOG_LEVEL           debug, info (default), warn or error`,
 		run: runServe,
 	}
 }
@@ -53,6 +77,8 @@ type serveConfig struct {
 	token, appID, devGuild, redisURL string
 	customIDKey, pseudonymKey        []byte
 	logLevel                         slog.Level
+	mode, listenAddr, opsAddr        string
+	publicKey                        ed25519.PublicKey
 }
 
 // loadServeConfig reads serve's settings with getenv and checks them; the
@@ -62,6 +88,7 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 	c := serveConfig{
 		token: get("DISCORD_TOKEN"), appID: get("DISCORD_APP_ID"), devGuild: get("DEV_GUILD_ID"),
 		redisURL: get("REDIS_URL"), customIDKey: []byte(get("CUSTOM_ID_KEY")), pseudonymKey: []byte(get("PSEUDONYM_KEY")),
+		mode: strings.ToLower(get("MODE")), listenAddr: get("LISTEN_ADDR"), opsAddr: get("OPS_ADDR"),
 	}
 	var problems []string
 	if c.token == "" {
@@ -80,6 +107,22 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 			problems = append(problems, fmt.Sprintf("LOG_LEVEL %q is not debug, info, warn or error", lv))
 		}
 	}
+	switch c.mode {
+	case "":
+		c.mode = modeGateway
+	case modeGateway:
+	case modeHTTP:
+		if c.listenAddr == "" {
+			c.listenAddr = defaultListenAddr
+		}
+		key, err := bot.ParsePublicKey(get("DISCORD_PUBLIC_KEY"))
+		if err != nil {
+			problems = append(problems, "DISCORD_PUBLIC_KEY must be the application's public key, 64 hex digits (General Information > Public Key)")
+		}
+		c.publicKey = key
+	default:
+		problems = append(problems, fmt.Sprintf("MODE %q is not gateway or http", c.mode))
+	}
 	if len(problems) > 0 {
 		slices.Sort(problems)
 		return serveConfig{}, badInput("%s", strings.Join(problems, "; "))
@@ -97,17 +140,33 @@ func runServe(ctx context.Context, e *env, cmd *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, cfg, e.levels, e.stderr, func(token string) (*discordgo.Session, error) {
-		return discordgo.New("Bot " + token)
-	})
+	return serve(ctx, cfg, serveDeps{levels: e.levels, logOut: e.stderr,
+		newSession: func(token string) (*discordgo.Session, error) { return discordgo.New("Bot " + token) }})
 }
 
-// serve wires the bot: Redis, the Store, the Discord session and the Bot,
-// registers the commands, handles interactions until ctx is cancelled, and
-// shuts down in order. newSession makes the Discord session (tests point it
-// at a fake).
-func serve(ctx context.Context, cfg serveConfig, levels *ai.Registry, logOut io.Writer, newSession func(token string) (*discordgo.Session, error)) error {
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.logLevel}))
+// serveDeps are what serve takes besides its configuration; tests point
+// them at fakes.
+type serveDeps struct {
+	levels *ai.Registry
+	logOut io.Writer
+	// newSession makes the Discord session.
+	newSession func(token string) (*discordgo.Session, error)
+	// listen opens the listeners; default net.Listen on TCP.
+	listen func(addr string) (net.Listener, error)
+}
+
+// serve wires the bot: Redis, the Store, the metrics, the Discord session
+// and the Bot, serves the operations endpoints, registers the commands,
+// handles interactions (over the gateway or HTTP) until ctx is cancelled,
+// and shuts down in order: readiness fails first, then the interactions in
+// progress finish, then the connections close.
+func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
+	if d.listen == nil {
+		d.listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+	}
+	log := slog.New(slog.NewTextHandler(d.logOut, &slog.HandlerOptions{Level: cfg.logLevel}))
+	reg := bot.NewRegistry()
+	metrics := bot.NewMetrics(reg)
 	rdb, closeRedis, err := persistence.Open(ctx, persistence.OpenOptions{URL: cfg.redisURL, Logger: log})
 	if err != nil {
 		return err
@@ -117,7 +176,9 @@ func serve(ctx context.Context, cfg serveConfig, levels *ai.Registry, logOut io.
 			log.Error("serve: closing redis", "err", err)
 		}
 	}()
+	rdb.AddHook(redisErrors{metrics})
 	store := persistence.New(rdb, persistence.Options{PseudonymKey: cfg.pseudonymKey})
+	metrics.InstrumentLevels(d.levels, time.Now)
 	cat, err := bot.NewCatalog()
 	if err != nil {
 		return err
@@ -126,16 +187,109 @@ func serve(ctx context.Context, cfg serveConfig, levels *ai.Registry, logOut io.
 	if err != nil {
 		return err
 	}
-	ses, err := newSession(cfg.token)
+	ses, err := d.newSession(cfg.token)
 	if err != nil {
 		return fmt.Errorf("discord session: %w", err)
 	}
-	ses.Identify.Intents = discordgo.IntentsGuilds // interactions need no privileged intent
-	b, err := bot.New(bot.Deps{Discord: ses, Store: store, Levels: levels, Catalog: cat,
-		Signer: signer, Logger: log, AppID: cfg.appID}, bot.Options{})
+	var dc bot.Discord = ses
+	if cfg.mode == modeHTTP {
+		dc = bot.NewInlineDiscord(ses)
+	}
+	b, err := bot.New(bot.Deps{Discord: dc, Store: store, Levels: d.levels, Catalog: cat,
+		Signer: signer, Logger: log, AppID: cfg.appID}, bot.Options{Metrics: metrics})
 	if err != nil {
 		return err
 	}
+
+	health := bot.NewHealth(store, 0)
+	if cfg.opsAddr != "" {
+		ln, err := d.listen(cfg.opsAddr)
+		if err != nil {
+			return fmt.Errorf("ops listener: %w", err)
+		}
+		ops := &http.Server{Handler: bot.OpsHandler(health, reg), ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			if err := ops.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("serve: ops listener", "err", err)
+			}
+		}()
+		defer ops.Close()
+		log.Info("serve: ops endpoints", "addr", ln.Addr().String())
+	}
+	// The sweeper loses games on time, expires challenges and plays AI
+	// duels. It stops with ctx (a signal), ending running duels while the
+	// session is still open, and serve returns only once it has stopped.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	sweeping := make(chan struct{})
+	go func() {
+		defer close(sweeping)
+		b.RunSweeper(sweepCtx, serveSweepEvery)
+	}()
+	defer func() {
+		stopSweep()
+		<-sweeping
+	}()
+	if cfg.mode == modeHTTP {
+		return serveHTTP(ctx, cfg, b, health, metrics, log, d.listen)
+	}
+	return serveGateway(ctx, cfg, b, ses, health, log)
+}
+
+// serveSweepEvery is how often the sweeper looks for passed deadlines and
+// plays the next move of each AI duel.
+const serveSweepEvery = time.Second
+
+// serveHTTP serves the interactions endpoint until ctx is cancelled.
+func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
+	ep, err := bot.NewEndpoint(b, cfg.publicKey, bot.EndpointOptions{Logger: log, Metrics: metrics})
+	if err != nil {
+		return err
+	}
+	ln, err := listen(cfg.listenAddr)
+	if err != nil {
+		return fmt.Errorf("interactions listener: %w", err)
+	}
+	srv := &http.Server{Handler: ep, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	failed := make(chan error, 1)
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			failed <- err
+		}
+	}()
+	if err := b.Register(ctx, cfg.devGuild); err != nil && ctx.Err() == nil { // a signal meanwhile is a shutdown
+		_ = srv.Close()
+		return err
+	}
+	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild, "addr", ln.Addr().String())
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-failed:
+		log.Error("serve: interactions listener failed", "err", serveErr)
+	}
+	log.Info("serve: shutting down")
+	health.Drain()
+	drain, cancel := context.WithTimeout(context.WithoutCancel(ctx), serveDrainTimeout)
+	defer cancel()
+	if err := srv.Shutdown(drain); err != nil {
+		log.Warn("serve: closing the interactions listener", "err", err)
+	}
+	if err := ep.Shutdown(drain); err != nil {
+		log.Warn("serve: cancelled interactions still in progress", "err", err)
+	}
+	if serveErr != nil {
+		return fmt.Errorf("interactions listener: %w", serveErr)
+	}
+	return nil
+}
+
+// serveGateway handles interactions from the gateway until ctx is
+// cancelled.
+func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *bot.Health, log *slog.Logger) error {
+	ses.Identify.Intents = discordgo.IntentsGuilds // interactions need no privileged intent
 
 	// Interactions in progress get their own context, which outlives the
 	// signal by up to serveDrainTimeout so they can answer.
@@ -160,14 +314,15 @@ func serve(ctx context.Context, cfg serveConfig, levels *ai.Registry, logOut io.
 	if err := ses.Open(); err != nil {
 		return fmt.Errorf("discord gateway: %w", err)
 	}
-	if err := b.Register(ctx, cfg.devGuild); err != nil {
+	if err := b.Register(ctx, cfg.devGuild); err != nil && ctx.Err() == nil { // a signal meanwhile is a shutdown
 		_ = ses.Close()
 		return err
 	}
-	log.Info("serve: ready", "app", cfg.appID, "guild", cfg.devGuild)
+	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild)
 
 	<-ctx.Done()
 	log.Info("serve: shutting down")
+	health.Drain()
 	mu.Lock()
 	closing = true
 	mu.Unlock()

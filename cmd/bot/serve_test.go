@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
+	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +25,14 @@ func TestLoadServeConfig(t *testing.T) {
 		"DISCORD_TOKEN": "tok", "DISCORD_APP_ID": "1", "CUSTOM_ID_KEY": strings.Repeat("k", 32),
 		"PSEUDONYM_KEY": strings.Repeat("p", 32), "LOG_LEVEL": "debug", "DEV_GUILD_ID": "42",
 	}
-	with := func(k, v string) map[string]string {
+	with := func(kv ...string) map[string]string {
 		m := map[string]string{}
 		for a, b := range good {
 			m[a] = b
 		}
-		m[k] = v
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
 		return m
 	}
 	for _, tt := range []struct {
@@ -41,11 +47,14 @@ func TestLoadServeConfig(t *testing.T) {
 		{"no pseudonym key", with("PSEUDONYM_KEY", ""), "PSEUDONYM_KEY must be at least 16 bytes"},
 		{"bad log level", with("LOG_LEVEL", "loud"), `LOG_LEVEL "loud"`},
 		{"nothing", map[string]string{}, "CUSTOM_ID_KEY must"},
+		{"bad mode", with("MODE", "carrier-pigeon"), `MODE "carrier-pigeon" is not gateway or http`},
+		{"http without a public key", with("MODE", "http"), "DISCORD_PUBLIC_KEY must be"},
+		{"http with a short public key", with("MODE", "HTTP", "DISCORD_PUBLIC_KEY", "abcd"), "DISCORD_PUBLIC_KEY must be"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := loadServeConfig(func(k string) string { return tt.env[k] })
 			if tt.want == "" {
-				if err != nil || c.token != "tok" || c.devGuild != "42" || c.logLevel.String() != "DEBUG" {
+				if err != nil || c.token != "tok" || c.devGuild != "42" || c.logLevel.String() != "DEBUG" || c.mode != modeGateway {
 					t.Fatalf("config %+v, %v", c, err)
 				}
 				return
@@ -70,13 +79,7 @@ func TestServe(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, cfg, ai.NewRegistry(), io.Discard, func(token string) (*discordgo.Session, error) {
-			s, err := discordgo.New("Bot " + token)
-			if err == nil {
-				s.Client = fake.Client()
-			}
-			return s, err
-		})
+		done <- serve(ctx, cfg, serveDeps{levels: ai.NewRegistry(), logOut: io.Discard, newSession: fakeSession(fake)})
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer wcancel()
@@ -110,4 +113,147 @@ func TestServe(t *testing.T) {
 	case <-wctx.Done():
 		t.Fatal("serve did not shut down")
 	}
+}
+
+func TestLoadServeConfigHTTP(t *testing.T) {
+	env := map[string]string{
+		"DISCORD_TOKEN": "tok", "DISCORD_APP_ID": "1", "CUSTOM_ID_KEY": strings.Repeat("k", 32),
+		"PSEUDONYM_KEY": strings.Repeat("p", 32), "MODE": " http ", "OPS_ADDR": ":9090",
+		"DISCORD_PUBLIC_KEY": strings.Repeat("ab", 32),
+	}
+	c, err := loadServeConfig(func(k string) string { return env[k] })
+	if err != nil || c.mode != modeHTTP || c.listenAddr != defaultListenAddr || c.opsAddr != ":9090" || len(c.publicKey) != 32 {
+		t.Fatalf("config %+v, %v", c, err)
+	}
+}
+
+// fakeSession makes discordgo sessions that talk to fake.
+func fakeSession(fake *fakediscord.Server) func(string) (*discordgo.Session, error) {
+	return func(token string) (*discordgo.Session, error) {
+		s, err := discordgo.New("Bot " + token)
+		if err == nil {
+			s.Client = fake.Client()
+		}
+		return s, err
+	}
+}
+
+// TestServeHTTP runs serve in HTTP interactions mode: the endpoint passes
+// Discord's verification, answers /ttt help inline, the ops listener
+// answers /healthz, /readyz and /metrics, and cancelling shuts down.
+func TestServeHTTP(t *testing.T) {
+	fake := fakediscord.New(t, fakediscord.Options{})
+	rdb := redistest.Start(t)
+	cfg := serveConfig{token: fake.Token(), appID: fake.AppID(), devGuild: "42", redisURL: rdb.Addr(),
+		customIDKey: []byte(strings.Repeat("k", 32)), pseudonymKey: []byte(strings.Repeat("p", 32)),
+		mode: modeHTTP, listenAddr: "interactions", opsAddr: "ops", publicKey: fake.PublicKey()}
+	var mu sync.Mutex
+	addrs := map[string]string{}
+	listen := func(name string) (net.Listener, error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err == nil {
+			mu.Lock()
+			addrs[name] = "http://" + ln.Addr().String()
+			mu.Unlock()
+		}
+		return ln, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, cfg, serveDeps{levels: ai.NewRegistry(), logOut: io.Discard, newSession: fakeSession(fake), listen: listen})
+	}()
+	wctx, wcancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer wcancel()
+	for len(fake.Commands("42")) == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("serve returned early: %v", err)
+		case <-wctx.Done():
+			t.Fatal("commands were never registered")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	mu.Lock()
+	endpoint, ops := addrs["interactions"], addrs["ops"]
+	mu.Unlock()
+	if err := fake.VerifyEndpoint(wctx, endpoint); err != nil {
+		t.Fatal(err)
+	}
+	fake.SetInteractionsURL(endpoint)
+	d, err := fake.Command(wctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7"}, Name: bot.CommandName,
+		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Wait(wctx)
+	if err != nil || r.Message == nil || !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
+		t.Fatalf("/ttt help answered %+v, %v", r, err)
+	}
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(ops + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, body := get(path); code != 200 || body != "ok\n" {
+			t.Errorf("GET %s = %d %q", path, code, body)
+		}
+	}
+	// The interaction is counted when its handling ends, just after the
+	// inline answer.
+	_, metrics := get("/metrics")
+	for !strings.Contains(metrics, "ttt_interactions_total{") && wctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+		_, metrics = get("/metrics")
+	}
+	for _, want := range []string{
+		`ttt_interactions_total{type="ApplicationCommand",outcome="ok"} 1`,
+		`ttt_http_interactions_total{status="200"} 2`, // PING and /ttt help
+		`ttt_http_interactions_total{status="401"} 1`, // the forged PING
+		`ttt_http_first_response_seconds_count{response="inline"} 1`,
+		"# TYPE ttt_ai_move_seconds histogram",
+		"# TYPE ttt_redis_errors_total counter",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s:\n%s", want, metrics)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-wctx.Done():
+		t.Fatal("serve did not shut down")
+	}
+}
+
+// TestServeHelp pins serve's help text, which lists its settings.
+func TestServeHelp(t *testing.T) {
+	r := runFixed(t, "", "help", "serve")
+	if r.code != exitOK || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	}
+	example, err := os.ReadFile("../../.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"DISCORD_TOKEN", "DISCORD_APP_ID", "DEV_GUILD_ID", "MODE", "LISTEN_ADDR", "DISCORD_PUBLIC_KEY",
+		"OPS_ADDR", "REDIS_URL", "CUSTOM_ID_KEY", "PSEUDONYM_KEY", "LOG_LEVEL"} {
+		if !strings.Contains(r.stdout, "  "+k+" ") {
+			t.Errorf("help serve does not list %s", k)
+		}
+		if !strings.Contains(string(example), "\n"+k+"=") {
+			t.Errorf(".env.example does not set %s", k)
+		}
+	}
+	golden(t, "help-serve.golden", r.stdout)
 }

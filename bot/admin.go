@@ -1,0 +1,137 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the replies to /ttt-admin.
+const (
+	// KeyNotModerator refuses /ttt-admin to a member who may not manage
+	// the server and has none of the moderator roles.
+	KeyNotModerator = "reply.not_moderator"
+	// keyEnded tells a moderator how many games they ended.
+	keyEnded = "admin.ended"
+	// keyNoModel says no network is live for a board yet.
+	keyNoModel = "admin.no_model"
+)
+
+// maxChannelScan bounds the live games end-game looks through.
+const maxChannelScan = 10000
+
+// admin handles /ttt-admin, checking again at run time that the member
+// may use it: Discord's default permission on the command is only a
+// default that a server can change.
+func (b *Bot) admin(ctx context.Context, c *call, r Request) error {
+	if !b.moderator(c.i) {
+		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, c.i.GuildID)}
+	}
+	switch r := r.(type) {
+	case EndGameRequest:
+		return b.endGames(ctx, c)
+	case ModelRequest:
+		return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyNoModel, "rules", b.render.rulesText(c.loc, r.Rules)))
+	}
+	return userErr(KeyUnavailable) // retrain: networks arrive with learning
+}
+
+// moderator reports whether the member behind i may use /ttt-admin: with
+// Manage Server or Administrator in the channel, or one of the roles of
+// Options.AdminRoles. Outside a server nobody may.
+func (b *Bot) moderator(i *discordgo.Interaction) bool {
+	if i.GuildID == "" || i.Member == nil {
+		return false
+	}
+	if i.Member.Permissions&(discordgo.PermissionManageGuild|discordgo.PermissionAdministrator) != 0 {
+		return true
+	}
+	for _, r := range i.Member.Roles {
+		if slices.Contains(b.lc.adminRoles, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// endGames ends every live game and challenge in the channel, turns their
+// boards into the final state and tells the moderator how many it ended.
+//
+// The Store has no index of a channel's games, so this looks through the
+// deadline index, which holds every live game (one claimed by a sweeper at
+// this moment is missed).
+func (b *Bot) endGames(ctx context.Context, c *call) error {
+	due, err := b.store.ListDue(ctx, b.now().Add(100*365*24*time.Hour), maxChannelScan)
+	if err != nil {
+		return err
+	}
+	ended := 0
+	for _, d := range due {
+		if d.Game.Channel() != c.i.ChannelID {
+			continue
+		}
+		s, err := retry(func() (*persistence.Session, error) { return b.store.EndByModerator(ctx, d.Game, 0) })
+		if errors.Is(err, persistence.ErrNotLive) || errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ended++
+		if err := b.editBoard(ctx, c.loc, s, nil); err != nil {
+			c.warnings = append(c.warnings, err)
+		}
+	}
+	if ended == 0 {
+		return &UserError{Key: KeyNoGame, Err: fmt.Errorf("bot: no live game in channel %s", c.i.ChannelID)}
+	}
+	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyEnded, "count", strconv.Itoa(ended)))
+}
+
+// rematch starts a new game of the finished game id with the same players
+// and rules and the sides swapped: against an AI it starts at once, between
+// two people it is a challenge to the other player, and between two AIs it
+// is a new duel.
+func (b *Bot) rematch(ctx context.Context, c *call, id CustomID) error {
+	s, err := b.store.Game(ctx, id.Game)
+	if err != nil {
+		return err
+	}
+	if s.Status != persistence.StatusFinished {
+		return userErr(KeyInvalidButton)
+	}
+	rules, err := game.ParseRules(s.Rules)
+	if err != nil {
+		return fmt.Errorf("bot: rematch of %s: %w", s.ID, err)
+	}
+	if isDuel(s) {
+		return b.duel(ctx, c, AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules})
+	}
+	side := s.SideOf(c.user)
+	if side == game.Empty {
+		return userErr(KeyNotYourGame)
+	}
+	swapped := [2]persistence.Seat{s.Players[1], s.Players[0]}
+	other := s.Seat(side.Other())
+	if other.IsAI() {
+		ai := other.AI
+		ai.Seed = b.seed()
+		swapped[seatIndex(side)] = persistence.Seat{AI: ai}
+		ng, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
+			Rules: s.Rules, Players: swapped, Start: s.Start, Guild: c.i.GuildID, TurnTime: b.lc.turnTime,
+		})
+		if err != nil {
+			return err
+		}
+		return b.continueGame(ctx, c, ng, respMessage)
+	}
+	return b.postChallenge(ctx, c, rules, swapped, side.Other())
+}

@@ -1,0 +1,129 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// duelHandoff is how long /ttt ai-duel waits for the RunSweeper loop to
+// take a new duel.
+const duelHandoff = time.Second
+
+// duelJob is a duel handed to the RunSweeper loop.
+type duelJob struct {
+	game persistence.GameID
+	loc  discordgo.Locale
+}
+
+// duel starts an AI duel: the board is posted, and the RunSweeper loop
+// plays one move per Options.DuelStep by editing it.
+func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
+	x, o := r.X, r.O
+	if !r.SeedSet {
+		x.Seed, o.Seed = b.seed(), b.seed()
+	}
+	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
+		Rules: r.Rules.String(), Players: [2]persistence.Seat{{AI: x}, {AI: o}}, Guild: c.i.GuildID,
+		Status: persistence.StatusActive,
+	})
+	if err != nil {
+		return err
+	}
+	if err := b.showBoard(ctx, c, s, respMessage, nil); err != nil {
+		return err
+	}
+	select {
+	case b.lc.duels <- duelJob{game: s.ID, loc: c.loc}:
+		return nil
+	case <-time.After(duelHandoff):
+	case <-ctx.Done():
+	}
+	// Nobody plays duels in this process: end it, and say so.
+	c.warnings = append(c.warnings, fmt.Errorf("bot: duel %s not started: no RunSweeper loop", s.ID))
+	if s, err = b.store.EndByModerator(ctx, s.ID, 0); err != nil {
+		return err
+	}
+	data, err := b.render.Board(c.loc, s, nil)
+	if err != nil {
+		return err
+	}
+	return b.editOriginal(ctx, c, data)
+}
+
+// runDuel plays duel job to its end, one move per step, editing its board
+// after each move. When ctx ends first, the duel is ended (without a
+// result) and its board says it was stopped.
+func (b *Bot) runDuel(ctx context.Context, job duelJob) {
+	log := b.log.With("game", string(job.game))
+	err := b.playDuel(ctx, job)
+	if err == nil {
+		return
+	}
+	if ctx.Err() == nil {
+		log.Error("bot: AI duel failed", "err", err)
+	}
+	// Stop it, even though ctx is done: the board must not stay live.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
+	defer cancel()
+	s, err := retry(func() (*persistence.Session, error) { return b.store.EndByModerator(sctx, job.game, 0) })
+	if errors.Is(err, persistence.ErrNotLive) {
+		return
+	}
+	if err != nil {
+		log.Error("bot: stop an AI duel", "err", err)
+		return
+	}
+	if err := b.editBoard(sctx, job.loc, s, nil); err != nil {
+		log.Error("bot: show a stopped AI duel", "err", err)
+	}
+}
+
+// playDuel plays the duel until it is over, ctx ends or a step fails.
+func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
+	s, err := b.store.Game(ctx, job.game)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(b.lc.duelStep)
+	defer t.Stop()
+	for {
+		seat, ok, err := aiToMove(s)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if s.Status.Live() {
+				return fmt.Errorf("bot: duel %s has a human to move", s.ID)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		t.Reset(b.lc.duelStep)
+		if s, err = b.aiMove(ctx, s, seat, b.moveTimeout); err != nil {
+			return err
+		}
+		var ratings []RatingChange
+		if s.Status == persistence.StatusFinished {
+			if ratings, err = b.finishGame(ctx, s); err != nil {
+				b.log.Warn("bot: record an AI duel", "game", string(s.ID), "err", err)
+			}
+		}
+		if err := b.editBoard(ctx, job.loc, s, ratings); err != nil {
+			return err
+		}
+	}
+}
+
+// isDuel reports whether two AIs play s.
+func isDuel(s *persistence.Session) bool { return s.Seat(game.X).IsAI() && s.Seat(game.O).IsAI() }

@@ -1,0 +1,58 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tttbot/ttt-bot/bot"
+)
+
+// pinger is a Store stand-in for readiness.
+type pinger struct{ err error }
+
+func (p pinger) Ping(context.Context) error { return p.err }
+
+func TestOpsHandler(t *testing.T) {
+	reg := bot.NewRegistry()
+	bot.NewMetrics(reg)
+	up, down := bot.NewHealth(pinger{}, 0), bot.NewHealth(pinger{errors.New("connection refused")}, 0)
+	draining := bot.NewHealth(pinger{}, 0)
+	draining.Drain()
+	for _, tt := range []struct {
+		name   string
+		h      *bot.Health
+		method string
+		path   string
+		status int
+		body   string // a fragment
+	}{
+		{"live", up, "GET", "/healthz", 200, "ok"},
+		{"live without redis", down, "GET", "/healthz", 200, "ok"},
+		{"ready", up, "GET", "/readyz", 200, "ok"},
+		{"not ready without redis", down, "GET", "/readyz", 503, "redis unavailable"},
+		{"not ready when draining", draining, "GET", "/readyz", 503, "shutting down"},
+		{"metrics", up, "GET", "/metrics", 200, "# TYPE ttt_interactions_total counter"},
+		{"no POST", up, "POST", "/healthz", 405, ""},
+		{"unknown path", up, "GET", "/", 404, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			bot.OpsHandler(tt.h, reg).ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+			if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.body) {
+				t.Fatalf("%s %s = %d %q, want %d with %q", tt.method, tt.path, rec.Code, rec.Body.String(), tt.status, tt.body)
+			}
+			if strings.Contains(rec.Body.String(), "connection refused") {
+				t.Fatal("an internal error was shown")
+			}
+		})
+	}
+	rec := httptest.NewRecorder()
+	bot.OpsHandler(up, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Fatalf("/metrics without a registry = %d, want 404", rec.Code)
+	}
+}

@@ -1,0 +1,208 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// InlineDiscord is the Discord of a Bot in HTTP interactions mode: the
+// first response to an interaction its Endpoint is serving goes back as
+// that request's HTTP answer; everything else (edits, follow-ups, command
+// registration, and first responses to interactions not being served) is
+// delegated to the REST session, edits and follow-ups with a short retry
+// in case they overtake the inline answer. Make one with NewInlineDiscord and pass it
+// as Deps.Discord.
+type InlineDiscord struct {
+	// Discord is the REST session every call but an inline first
+	// response goes to.
+	Discord
+
+	mu    sync.Mutex
+	slots map[*discordgo.Interaction]*inlineSlot
+}
+
+// Slot states.
+const (
+	slotWaiting  = iota // the HTTP request waits for the first response
+	slotAnswered        // the first response went (or goes) to the HTTP request
+	slotDeferred        // the request was answered with a deferral
+)
+
+// inlineSlot connects an interaction's first response to its HTTP request.
+type inlineSlot struct {
+	state   int                                 // guarded by InlineDiscord.mu
+	resp    chan *discordgo.InteractionResponse // the first response, cap 1
+	written chan error                          // the result of writing it, cap 1
+}
+
+// NewInlineDiscord returns an InlineDiscord that sends what is not
+// answered inline through rest, normally the *discordgo.Session.
+func NewInlineDiscord(rest Discord) *InlineDiscord {
+	return &InlineDiscord{Discord: rest, slots: map[*discordgo.Interaction]*inlineSlot{}}
+}
+
+var _ Discord = (*InlineDiscord)(nil)
+
+// expect registers i as served inline and returns its slot.
+func (d *InlineDiscord) expect(i *discordgo.Interaction) *inlineSlot {
+	s := &inlineSlot{resp: make(chan *discordgo.InteractionResponse, 1), written: make(chan error, 1)}
+	d.mu.Lock()
+	d.slots[i] = s
+	d.mu.Unlock()
+	return s
+}
+
+// forget ends inline service of i.
+func (d *InlineDiscord) forget(i *discordgo.Interaction) {
+	d.mu.Lock()
+	delete(d.slots, i)
+	d.mu.Unlock()
+}
+
+// deferSlot marks s deferred and returns the deferral to send, unless the
+// first response was given meanwhile (then ok is false and the response is
+// in s.resp).
+func (d *InlineDiscord) deferSlot(i *discordgo.Interaction, s *inlineSlot) (typ discordgo.InteractionResponseType, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.state != slotWaiting {
+		return 0, false
+	}
+	s.state = slotDeferred
+	if i.Type == discordgo.InteractionMessageComponent {
+		return discordgo.InteractionResponseDeferredMessageUpdate, true
+	}
+	return discordgo.InteractionResponseDeferredChannelMessageWithSource, true
+}
+
+// InteractionRespond sends the first response: as the HTTP answer when
+// the interaction is being served inline (it returns once the answer is
+// written), as an edit of the original response when the endpoint had to
+// defer (a reply's ephemeral flag cannot change then), and over REST
+// otherwise.
+func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options ...discordgo.RequestOption) error {
+	d.mu.Lock()
+	s := d.slots[i]
+	if s == nil || s.state == slotAnswered {
+		d.mu.Unlock()
+		return d.Discord.InteractionRespond(i, resp, options...)
+	}
+	if s.state == slotDeferred {
+		d.mu.Unlock()
+		return d.afterDeferral(i, resp, options)
+	}
+	s.state = slotAnswered
+	d.mu.Unlock()
+	s.resp <- resp
+	ctx := requestContext(options)
+	select {
+	case err := <-s.written:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("bot: inline response to interaction %s: %w", i.ID, ctx.Err())
+	}
+}
+
+// afterDeferral turns a first response given after the endpoint deferred
+// into what Discord accepts then: an edit of the deferred message.
+func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options []discordgo.RequestOption) error {
+	switch resp.Type {
+	case discordgo.InteractionResponseDeferredChannelMessageWithSource, discordgo.InteractionResponseDeferredMessageUpdate:
+		return nil // deferred already
+	case discordgo.InteractionResponseChannelMessageWithSource, discordgo.InteractionResponseUpdateMessage:
+	default:
+		return fmt.Errorf("bot: interaction %s: response type %d cannot follow a deferral", i.ID, resp.Type)
+	}
+	data := resp.Data
+	if data == nil {
+		data = &discordgo.InteractionResponseData{}
+	}
+	edit := &discordgo.WebhookEdit{Content: &data.Content, Components: &data.Components,
+		AllowedMentions: data.AllowedMentions}
+	if data.Embeds != nil {
+		edit.Embeds = &data.Embeds
+	}
+	_, err := d.InteractionResponseEdit(i, edit, options...)
+	return err
+}
+
+// Retries of a REST call that Discord refuses because it has not taken in
+// the inline answer yet: the first wait and the last.
+const (
+	firstInlineRetry = 10 * time.Millisecond
+	lastInlineRetry  = 640 * time.Millisecond
+)
+
+// InteractionResponseEdit edits the first response over REST. For an
+// interaction answered inline it retries for about a second while Discord
+// answers Unknown Webhook: the edit can overtake the HTTP answer.
+func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error) {
+	var m *discordgo.Message
+	err := d.retry(i, options, func() (err error) {
+		m, err = d.Discord.InteractionResponseEdit(i, edit, options...)
+		return err
+	})
+	return m, err
+}
+
+// FollowupMessageCreate sends a follow-up over REST, retrying like
+// InteractionResponseEdit.
+func (d *InlineDiscord) FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error) {
+	var m *discordgo.Message
+	err := d.retry(i, options, func() (err error) {
+		m, err = d.Discord.FollowupMessageCreate(i, wait, data, options...)
+		return err
+	})
+	return m, err
+}
+
+// retry runs call, and again with growing waits while it fails with
+// Unknown Webhook for an interaction answered inline.
+func (d *InlineDiscord) retry(i *discordgo.Interaction, options []discordgo.RequestOption, call func() error) error {
+	err := call()
+	if !isUnknownWebhook(err) {
+		return err
+	}
+	d.mu.Lock()
+	s := d.slots[i]
+	inline := s != nil && s.state != slotWaiting
+	d.mu.Unlock()
+	if !inline {
+		return err
+	}
+	ctx := requestContext(options)
+	for wait := firstInlineRetry; isUnknownWebhook(err) && wait <= lastInlineRetry; wait *= 2 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		err = call()
+	}
+	return err
+}
+
+// isUnknownWebhook reports whether err is Discord's Unknown Webhook.
+func isUnknownWebhook(err error) bool {
+	var re *discordgo.RESTError
+	return errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeUnknownWebhook
+}
+
+// requestContext returns the context discordgo.WithContext put in
+// options, or context.Background.
+func requestContext(options []discordgo.RequestOption) context.Context {
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, "/", nil)
+	cfg := &discordgo.RequestConfig{Request: req}
+	for _, o := range options {
+		o(cfg)
+	}
+	return cfg.Request.Context()
+}

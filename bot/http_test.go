@@ -1,0 +1,427 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	mrand "math/rand/v2"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
+)
+
+// httpProc is one bot process in HTTP interactions mode: its own Store,
+// session, Bot, Endpoint and listener.
+type httpProc struct {
+	bot      *bot.Bot
+	endpoint *bot.Endpoint
+	metrics  *bot.Metrics
+	url      string
+}
+
+// served returns how many interactions p handled, from its metrics.
+func (p *httpProc) served(t *testing.T) int {
+	t.Helper()
+	n := 0.0
+	for _, s := range scrape(t, p) {
+		if s.name == "ttt_interactions_total" {
+			n += s.value
+		}
+	}
+	return int(n)
+}
+
+// newHTTPE2E starts n bot processes in HTTP interactions mode on one
+// private redis-server and one fake Discord, which delivers to the first.
+// The returned e2e acts through the fake as the gateway tests do.
+func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo bot.EndpointOptions) (*e2e, []*httpProc) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	t.Cleanup(cancel)
+	rsrv := redistest.Start(t)
+	cat, err := bot.NewCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakediscord.New(t, fakediscord.Options{})
+	logs := &syncBuffer{}
+	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs}
+	var procs []*httpProc
+	for k := range n {
+		store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: []byte("e2e-pseudonym-key-0123456789abcdef")})
+		ses, err := srv.Session()
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
+		p := &httpProc{metrics: bot.NewMetrics(bot.NewRegistry())}
+		o := opts
+		o.Metrics = p.metrics
+		levels := ai.NewRegistry()
+		p.metrics.InstrumentLevels(levels, time.Now)
+		p.bot, err = bot.New(bot.Deps{Discord: bot.NewInlineDiscord(ses), Store: store, Levels: levels,
+			Catalog: cat, Signer: signer, Logger: log, AppID: srv.AppID()}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eo := eo
+		eo.Metrics = p.metrics
+		p.endpoint, err = bot.NewEndpoint(p.bot, srv.PublicKey(), eo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(p.endpoint)
+		t.Cleanup(func() {
+			hs.Close()
+			sctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+			defer cancel()
+			if err := p.endpoint.Shutdown(sctx); err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+		})
+		p.url = hs.URL + "/interactions"
+		if err := srv.VerifyEndpoint(ctx, p.url); err != nil {
+			t.Fatalf("process %d: %v", k, err)
+		}
+		if k == 0 {
+			e.bot, e.store = p.bot, store
+		}
+		procs = append(procs, p)
+	}
+	srv.SetInteractionsURL(procs[0].url)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bot logs:\n%s", logs.String())
+		}
+	})
+	if err := e.bot.Register(ctx, e2eGuild); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	return e, procs
+}
+
+// playVsAI plays /ttt vs-ai against level to the end by clicking the
+// first empty cell, calling before ahead of each interaction, and returns
+// the finished game.
+func playVsAI(e *e2e, level string, before func()) *persistence.Session {
+	e.t.Helper()
+	before()
+	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: level},
+		fakediscord.Option{Name: "first", Value: "me"})
+	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
+		e.t.Fatalf("/ttt vs-ai answered type %d ephemeral %v, want a public board", r.Type, r.Message.Ephemeral)
+	}
+	board, cur := r.Message.ID, r.Message
+	for moves := 0; ; moves++ {
+		if moves > 5 {
+			e.t.Fatal("game did not end")
+		}
+		var pick fakediscord.Component
+		for c := range game.Cell(9) {
+			if b, ok := e.cells(cur)[c]; ok && !b.Disabled {
+				pick = b
+				break
+			}
+		}
+		if pick.CustomID == "" {
+			break
+		}
+		before()
+		r, _ = e.click(alice, board, pick.CustomID)
+		if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != board {
+			e.t.Fatalf("click answered type %d on %s, want 7 on the board %s", r.Type, r.Message.ID, board)
+		}
+		cur = r.Message
+	}
+	return e.game(cur)
+}
+
+// drain waits for the interactions in flight in procs to finish (the
+// inline answer comes before the end of the handling).
+func drain(t *testing.T, e *e2e, procs []*httpProc) {
+	t.Helper()
+	for _, p := range procs {
+		if err := p.endpoint.Shutdown(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// scrape returns the parsed metrics of p.
+func scrape(t *testing.T, p *httpProc) []sample {
+	t.Helper()
+	var b strings.Builder
+	if _, err := p.metrics.Registry().WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := parseExposition(t, b.String())
+	return s
+}
+
+// TestHTTPVsAI plays a whole game against the perfect AI in HTTP
+// interactions mode: every first response is the HTTP answer.
+func TestHTTPVsAI(t *testing.T) {
+	t.Parallel()
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(1, 2))}, bot.EndpointOptions{})
+	end := playVsAI(e, "perfect", func() {})
+	if end.Status != persistence.StatusFinished || end.Result == game.XWins {
+		t.Fatalf("game ended %s with %q, want a draw or a loss against perfect", end.Status, end.Result)
+	}
+	drain(t, e, procs)
+	e.noFailures()
+	samples := scrape(t, procs[0])
+	clicks, _ := find(samples, "ttt_interactions_total", "type", discordgo.InteractionMessageComponent.String(), "outcome", bot.OutcomeOK)
+	cmds, _ := find(samples, "ttt_interactions_total", "type", discordgo.InteractionApplicationCommand.String(), "outcome", bot.OutcomeOK)
+	inline, _ := find(samples, "ttt_http_first_response_seconds_count", "response", "inline")
+	pongs, _ := find(samples, "ttt_http_first_response_seconds_count", "response", "pong")
+	if cmds != 1 || clicks < 3 || inline != cmds+clicks || pongs != 1 {
+		t.Fatalf("metrics: %v commands, %v clicks, %v inline answers, %v pongs; want 1, >= 3, all inline, 1", cmds, clicks, inline, pongs)
+	}
+	if sum, _ := find(samples, "ttt_http_first_response_seconds_sum", "response", "inline"); inline > 0 {
+		t.Logf("%v inline answers, mean %.2f ms", inline, 1000*sum/inline)
+	}
+	if n, _ := find(samples, "ttt_ai_move_seconds_count", "level", "perfect"); n < clicks-1 {
+		t.Errorf("%v AI moves timed for %v clicks", n, clicks)
+	}
+	if n, ok := find(samples, "ttt_http_interactions_total", "status", "401"); !ok || n != 1 {
+		t.Errorf("want the one forged PING of VerifyEndpoint counted as 401, got %v", n)
+	}
+}
+
+// TestHTTPTwoProcesses serves one game from two bot processes (two Bots
+// on two Stores on one redis, behind two endpoints), alternating.
+func TestHTTPTwoProcesses(t *testing.T) {
+	t.Parallel()
+	e, procs := newHTTPE2E(t, 2, bot.Options{Rand: mrand.New(mrand.NewPCG(5, 6))}, bot.EndpointOptions{})
+	n := 0
+	end := playVsAI(e, "minimax", func() {
+		e.srv.SetInteractionsURL(procs[n%2].url)
+		n++
+	})
+	if end.Status != persistence.StatusFinished || end.Result == game.XWins {
+		t.Fatalf("game ended %s with %q, want a draw or a loss against minimax", end.Status, end.Result)
+	}
+	drain(t, e, procs)
+	e.noFailures()
+	if a, b := procs[0].served(t), procs[1].served(t); a+b != n || a < 2 || b < 2 {
+		t.Fatalf("processes served %d and %d of %d interactions, want them shared", a, b, n)
+	}
+	for _, guild := range []string{e2eGuild, ""} {
+		st, err := e.store.Stats(e.ctx, guild, alice)
+		if err != nil || st.Games != 1 {
+			t.Fatalf("stats in %q: %+v, %v; want one game recorded once", guild, st, err)
+		}
+	}
+}
+
+// TestHTTPDeferred answers with a deferral when the Bot is slower than
+// AnswerWithin; its answer then arrives as an edit.
+func TestHTTPDeferred(t *testing.T) {
+	t.Parallel()
+	e, procs := newHTTPE2E(t, 1, bot.Options{}, bot.EndpointOptions{AnswerWithin: time.Nanosecond})
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
+		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Wait(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Type == int(discordgo.InteractionResponseDeferredChannelMessageWithSource) {
+		if r, err = d.Wait(e.ctx); err != nil || r.Kind != fakediscord.KindEditOriginal {
+			t.Fatalf("after the deferral: %+v, %v; want an edit", r, err)
+		}
+	}
+	if r.Message == nil || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
+		t.Fatalf("help shows %+v", r.Message)
+	}
+	drain(t, e, procs)
+	e.noFailures()
+	if deferred, _ := find(scrape(t, procs[0]), "ttt_http_first_response_seconds_count", "response", "deferred"); deferred != 1 {
+		t.Logf("the Bot beat a 1 ns deadline: answered inline") // legal, rare
+	}
+}
+
+// TestEndpointRefuses checks the requests an endpoint must refuse, signed
+// with a key of the test's own.
+func TestEndpointRefuses(t *testing.T) {
+	t.Parallel()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, other, _ := ed25519.GenerateKey(rand.Reader)
+	now := time.Unix(1_800_000_000, 0)
+	cat, _ := bot.NewCatalog()
+	signer, _ := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	// A Store on a Redis that is never reached: nothing here gets that far.
+	store := persistence.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), persistence.Options{})
+	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
+		Catalog: cat, Signer: signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := bot.NewEndpoint(b, pub, bot.EndpointOptions{Now: func() time.Time { return now }, MaxBody: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping := []byte(`{"id":"1","application_id":"1","type":1,"token":"t","version":1}`)
+	sign := func(key ed25519.PrivateKey, ts string, body []byte) string {
+		return hex.EncodeToString(ed25519.Sign(key, append([]byte(ts), body...)))
+	}
+	unix := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).Unix(), 10) }
+	for _, tt := range []struct {
+		name    string
+		method  string
+		body    []byte
+		ts, sig string
+		status  int
+	}{
+		{"signed ping", "POST", ping, unix(0), sign(priv, unix(0), ping), 200},
+		{"a minute late", "POST", ping, unix(-time.Minute), sign(priv, unix(-time.Minute), ping), 200},
+		{"forged signature", "POST", ping, unix(0), sign(other, unix(0), ping), 401},
+		{"signature of another timestamp", "POST", ping, unix(0), sign(priv, unix(-1), ping), 401},
+		{"stale timestamp", "POST", ping, unix(-10 * time.Minute), sign(priv, unix(-10*time.Minute), ping), 401},
+		{"future timestamp", "POST", ping, unix(10 * time.Minute), sign(priv, unix(10*time.Minute), ping), 401},
+		{"no signature", "POST", ping, unix(0), "", 401},
+		{"malformed signature", "POST", ping, unix(0), "zz", 401},
+		{"timestamp not a number", "POST", ping, "soon", sign(priv, "soon", ping), 401},
+		{"oversized body", "POST", bytes.Repeat([]byte(" "), 5000), unix(0), sign(priv, unix(0), bytes.Repeat([]byte(" "), 5000)), 413},
+		{"not JSON", "POST", []byte("hello"), unix(0), sign(priv, unix(0), []byte("hello")), 400},
+		{"GET", "GET", nil, unix(0), "", 405},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(tt.method, "/interactions", bytes.NewReader(tt.body))
+			req.Header.Set(bot.HeaderTimestamp, tt.ts)
+			req.Header.Set(bot.HeaderSignature, tt.sig)
+			rec := httptest.NewRecorder()
+			ep.ServeHTTP(rec, req)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d %q, want %d", rec.Code, rec.Body.String(), tt.status)
+			}
+			if tt.status == 200 && strings.TrimSpace(rec.Body.String()) != `{"type":1}` {
+				t.Fatalf("PING answered %q", rec.Body.String())
+			}
+		})
+	}
+}
+
+// TestEndpointStaleClock shows a bot whose clock is far off failing
+// Discord's endpoint verification, and NewEndpoint's checks.
+func TestEndpointStaleClock(t *testing.T) {
+	t.Parallel()
+	e, _ := newHTTPE2E(t, 1, bot.Options{}, bot.EndpointOptions{})
+	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: e.store, Levels: ai.NewRegistry(),
+		Catalog: e.cat, Signer: e.signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := bot.NewEndpoint(b, e.srv.PublicKey(), bot.EndpointOptions{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(late)
+	t.Cleanup(hs.Close)
+	if err := e.srv.VerifyEndpoint(e.ctx, hs.URL); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("an endpoint an hour ahead passed verification: %v", err)
+	}
+	if _, err := bot.NewEndpoint(e.bot, e.srv.PublicKey()[:8], bot.EndpointOptions{}); err == nil {
+		t.Error("a short public key was accepted")
+	}
+	gw, _ := bot.New(bot.Deps{Discord: &stubDiscord{}, Store: e.store, Levels: ai.NewRegistry(),
+		Catalog: e.cat, Signer: e.signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
+	if _, err := bot.NewEndpoint(gw, e.srv.PublicKey(), bot.EndpointOptions{}); err == nil {
+		t.Error("a Bot without an InlineDiscord was accepted")
+	}
+	if _, err := bot.ParsePublicKey(e.srv.PublicKeyHex()); err != nil {
+		t.Errorf("ParsePublicKey: %v", err)
+	}
+	if _, err := bot.ParsePublicKey("abc"); err == nil {
+		t.Error("ParsePublicKey accepted abc")
+	}
+}
+
+// TestHTTPShutdownDrains shuts an endpoint down while an AI thinks after
+// the inline answer: Shutdown returns once the board is edited, and later
+// requests are refused.
+func TestHTTPShutdownDrains(t *testing.T) {
+	t.Parallel()
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(3, 4)), MoveTimeout: 50 * time.Millisecond}, bot.EndpointOptions{})
+	r, d := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+		fakediscord.Option{Name: "first", Value: "ai"}, fakediscord.Option{Name: "time-ms", Value: 300})
+	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) {
+		t.Fatalf("first response type %d", r.Type)
+	}
+	if err := procs[0].endpoint.Shutdown(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs := d.Responses()
+	if last := rs[len(rs)-1]; last.Kind != fakediscord.KindEditOriginal {
+		t.Fatalf("after Shutdown the last response is %s, want the edit with the AI's move", last.Kind)
+	}
+	d2, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
+		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := d2.Wait(e.ctx); err == nil || !strings.Contains(r.Error, "503") {
+		t.Fatalf("a command after Shutdown: %+v, %v; want a failure with 503", r, err)
+	}
+	if n, _ := find(scrape(t, procs[0]), "ttt_ai_move_seconds_count", "level", "minimax"); n != 1 {
+		t.Fatalf("%v minimax moves timed, want 1", n)
+	}
+	e.noFailures()
+}
+
+// FuzzEndpoint feeds the endpoint arbitrary requests: it must never
+// panic, and never pass one it did not sign.
+func FuzzEndpoint(f *testing.F) {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		f.Fatal(err)
+	}
+	cat, _ := bot.NewCatalog()
+	signer, _ := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	store := persistence.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), persistence.Options{})
+	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
+		Catalog: cat, Signer: signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ep, err := bot.NewEndpoint(b, pub, bot.EndpointOptions{MaxBody: 1024})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"type":1}`), "1800000000", strings.Repeat("00", 64))
+	f.Add([]byte(`{"type":2,"id":"5"}`), "x", "zz")
+	f.Fuzz(func(t *testing.T, body []byte, ts, sig string) {
+		req := httptest.NewRequest("POST", "/", bytes.NewReader(body))
+		req.Header.Set(bot.HeaderTimestamp, ts)
+		req.Header.Set(bot.HeaderSignature, sig)
+		rec := httptest.NewRecorder()
+		ep.ServeHTTP(rec, req)
+		if rec.Code != 401 && rec.Code != 413 {
+			t.Fatalf("an unsigned request got %d", rec.Code)
+		}
+	})
+}

@@ -1,0 +1,218 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Defaults of the game life-cycle options.
+const (
+	// DefaultTurnTime is how long a player has for a move before losing
+	// on time.
+	DefaultTurnTime = 10 * time.Minute
+	// DefaultDuelStep is the pause between two moves of an AI duel.
+	DefaultDuelStep = time.Second
+	// editTimeout bounds an edit of a board made outside an interaction's
+	// own deadline (a duel stopped at shutdown).
+	editTimeout = 5 * time.Second
+)
+
+// lifecycle holds the settings and the plumbing of what happens to a game
+// outside the interaction that changed it: clocks, the sweeper, duels and
+// moderators.
+type lifecycle struct {
+	turnTime   time.Duration
+	duelStep   time.Duration
+	adminRoles []string
+	// duels hands new duels to the running RunSweeper loop, which plays
+	// them under its context.
+	duels chan duelJob
+}
+
+// newLifecycle applies the defaults of o.
+func newLifecycle(o Options) lifecycle {
+	l := lifecycle{turnTime: o.TurnTime, duelStep: o.DuelStep, adminRoles: append([]string(nil), o.AdminRoles...),
+		duels: make(chan duelJob)}
+	if l.turnTime <= 0 {
+		l.turnTime = DefaultTurnTime
+	}
+	if l.duelStep <= 0 {
+		l.duelStep = DefaultDuelStep
+	}
+	return l
+}
+
+// originalFetcher reads the message of an interaction's first response;
+// *discordgo.Session has it. The bot uses it, when the Discord it is given
+// has it, to learn the ID of a board sent as a new message.
+type originalFetcher interface {
+	InteractionResponse(interaction *discordgo.Interaction, options ...discordgo.RequestOption) (*discordgo.Message, error)
+}
+
+// track records on s the message that shows it, after a first response of
+// type typ with data, so that a change made elsewhere (a timeout, /ttt
+// resign, a moderator) can edit it. The ID of a new message (type 4) is
+// read back from Discord, or, with a Discord that cannot read it (as in
+// HTTP interactions mode), taken from an edit of the response to the same
+// data. A failure is a warning: the game goes on, only its board is not
+// edited later.
+func (b *Bot) track(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, data *discordgo.InteractionResponseData) *persistence.Session {
+	if !s.Status.Live() {
+		return s
+	}
+	var msg string
+	switch {
+	case typ == respUpdate && c.i.Message != nil:
+		msg = c.i.Message.ID
+	case typ == respMessage:
+		var m *discordgo.Message
+		var err error
+		if f, ok := b.dc.(originalFetcher); ok {
+			m, err = f.InteractionResponse(c.i, discordgo.WithContext(ctx))
+		} else {
+			m, err = b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
+				Content: &data.Content, Components: &data.Components, AllowedMentions: data.AllowedMentions,
+			}, discordgo.WithContext(ctx))
+		}
+		if err != nil {
+			c.warnings = append(c.warnings, fmt.Errorf("bot: read the board message of game %s: %w", s.ID, err))
+			return s
+		}
+		msg = m.ID
+	}
+	return b.setMessage(ctx, c, s, msg)
+}
+
+// setMessage records msg as the message of s unless it already is.
+func (b *Bot) setMessage(ctx context.Context, c *call, s *persistence.Session, msg string) *persistence.Session {
+	if msg == "" || msg == s.Message {
+		return s
+	}
+	next, err := retry(func() (*persistence.Session, error) { return b.store.SetMessage(ctx, s.ID, 0, msg) })
+	if err != nil {
+		c.warnings = append(c.warnings, fmt.Errorf("bot: record the board message of game %s: %w", s.ID, err))
+		return s
+	}
+	return next
+}
+
+// editBoard edits the message that shows s (if known) to its current
+// state: the board of a game, or the challenge it still is.
+func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
+	if s.Message == "" {
+		return nil
+	}
+	var data *discordgo.InteractionResponseData
+	var err error
+	if wasChallenge(s) {
+		data, err = b.render.Challenge(loc, s, "")
+	} else {
+		data, err = b.render.Board(loc, s, ratings)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = b.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
+		ID: s.Message, Channel: s.Channel(), Content: &data.Content, Components: &data.Components,
+		AllowedMentions: data.AllowedMentions,
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("bot: edit the board of game %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+// wasChallenge reports whether s is a challenge that never became a game:
+// still open, declined, withdrawn or expired unaccepted. (An accepted game
+// with a clock ends on time, not by expiry.)
+func wasChallenge(s *persistence.Session) bool {
+	if s.Challenger == game.Empty {
+		return false
+	}
+	return s.Status == persistence.StatusOpen || s.End == persistence.ByDecline ||
+		s.End == persistence.ByExpiry && len(s.Moves) == 0
+}
+
+// finish records a finished game for the stats and the corpus and returns
+// the rating changes of a game between two people. It is idempotent by
+// game ID, so whoever finished the game calls it and a retry is harmless;
+// failures are warnings.
+func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []RatingChange {
+	ratings, err := b.finishGame(ctx, s)
+	if err != nil {
+		c.warnings = append(c.warnings, err)
+	}
+	return ratings
+}
+
+// finishGame is finish outside an interaction.
+func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingChange, error) {
+	if s.Status != persistence.StatusFinished || s.Result != game.XWins && s.Result != game.OWins && s.Result != game.Draw {
+		return nil, nil // still live, or ended without a result
+	}
+	x, o := s.Players[0].User, s.Players[1].User
+	rated := x != "" && o != "" && x != o
+	var before [2]float64
+	var errs []error
+	if rated {
+		for i, u := range []string{x, o} {
+			r, err := b.rating(ctx, s.Guild, u)
+			before[i] = r
+			errs = append(errs, err)
+		}
+	}
+	if err := b.store.RecordGame(ctx, finishedGame(s)); err != nil {
+		return nil, fmt.Errorf("bot: record game %s: %w", s.ID, err)
+	}
+	if !rated || errors.Join(errs...) != nil {
+		return nil, errors.Join(errs...)
+	}
+	var out []RatingChange
+	for i, u := range []string{x, o} {
+		after, err := b.rating(ctx, s.Guild, u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, RatingChange{User: u, Before: before[i], After: after})
+	}
+	return out, nil
+}
+
+// rating is a user's rating in guild (RatingStart before any rated game).
+func (b *Bot) rating(ctx context.Context, guild, user string) (float64, error) {
+	st, err := b.store.Stats(ctx, guild, user)
+	switch {
+	case errors.Is(err, persistence.ErrNotFound):
+		return persistence.RatingStart, nil
+	case err != nil:
+		return 0, fmt.Errorf("bot: rating of %s: %w", user, err)
+	case st.Rated == 0:
+		return persistence.RatingStart, nil
+	}
+	return st.Rating, nil
+}
+
+// conflictTries is how often retry tries a change.
+const conflictTries = 4
+
+// retry runs op again while it fails with persistence.ErrConflict: for a
+// change at "any version" that lost a compare-and-set to another change
+// (the board's message recorded just after it was shown, a move) and that
+// checks the game's state itself, so that trying again is correct.
+func retry[T any](op func() (T, error)) (T, error) {
+	var v T
+	var err error
+	for range conflictTries {
+		if v, err = op(); !errors.Is(err, persistence.ErrConflict) {
+			return v, err
+		}
+	}
+	return v, err
+}

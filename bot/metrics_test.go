@@ -1,0 +1,246 @@
+package bot_test
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tttbot/ttt-bot/bot"
+)
+
+// sample is one parsed sample line of the text format.
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+var (
+	reHelp   = regexp.MustCompile(`^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$`)
+	reType   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$`)
+	reSample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$`)
+	reLabel  = regexp.MustCompile(`^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)`)
+)
+
+// parseExposition parses the text format strictly: every line is a HELP,
+// a TYPE or a sample of the family last typed; it returns the samples and
+// each family's type.
+func parseExposition(t *testing.T, text string) ([]sample, map[string]string) {
+	t.Helper()
+	var out []sample
+	types := map[string]string{}
+	family := ""
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if m := reHelp.FindStringSubmatch(line); m != nil {
+			family = m[1]
+			continue
+		}
+		if m := reType.FindStringSubmatch(line); m != nil {
+			if m[1] != family || types[m[1]] != "" {
+				t.Fatalf("line %d: TYPE %s out of place", n, m[1])
+			}
+			types[m[1]] = m[2]
+			continue
+		}
+		m := reSample.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("line %d: not a HELP, TYPE or sample: %q", n, line)
+		}
+		name := m[1]
+		if base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count"); name != family && !(types[family] == "histogram" && base == family) {
+			t.Fatalf("line %d: sample %s outside its family %s", n, name, family)
+		}
+		labels := map[string]string{}
+		if l := m[2]; l != "" {
+			rest := l[1 : len(l)-1]
+			for rest != "" {
+				lm := reLabel.FindStringSubmatch(rest)
+				if lm == nil {
+					t.Fatalf("line %d: bad labels %q", n, l)
+				}
+				v, err := strconv.Unquote(`"` + lm[2] + `"`)
+				if err != nil {
+					t.Fatalf("line %d: label value %q: %v", n, lm[2], err)
+				}
+				labels[lm[1]] = v
+				rest = rest[len(lm[0]):]
+			}
+		}
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			t.Fatalf("line %d: value %q: %v", n, m[3], err)
+		}
+		out = append(out, sample{name: name, labels: labels, value: v})
+	}
+	return out, types
+}
+
+// find returns the value of the sample with name and labels (given as
+// k, v pairs) and whether it is there.
+func find(samples []sample, name string, kv ...string) (float64, bool) {
+next:
+	for _, s := range samples {
+		if s.name != name || len(s.labels) != len(kv)/2 {
+			continue
+		}
+		for i := 0; i < len(kv); i += 2 {
+			if s.labels[kv[i]] != kv[i+1] {
+				continue next
+			}
+		}
+		return s.value, true
+	}
+	return 0, false
+}
+
+func TestRegistryExposition(t *testing.T) {
+	reg := bot.NewRegistry()
+	c := reg.Counter("x_total", "Things.\nWith a second line and a \\.", "kind", "outcome")
+	g := reg.Gauge("x_in_flight", "Now.")
+	reg.GaugeFunc("x_answer", "Always 42.", func() float64 { return 42 })
+	h := reg.Histogram("x_seconds", "Durations.", []float64{1, 0.1, 0.5, 0.5, math.Inf(1)}, "level")
+	reg.Counter("x_unused_total", "Never incremented.")
+
+	c.Inc("a", "ok")
+	c.Add(2.5, "a", "ok")
+	c.Add(-1, "a", "ok") // ignored: counters only go up
+	c.Inc(`we"ird\`+"\n", "error")
+	g.Add(3)
+	g.Add(-1)
+	for _, v := range []float64{0.05, 0.1, 0.3, 2, 0.7} {
+		h.Observe(v, "perfect")
+	}
+	h.Observe(0.2, "easy")
+
+	var b strings.Builder
+	n, err := reg.WriteTo(&b)
+	if err != nil || int(n) != b.Len() {
+		t.Fatalf("WriteTo = %d, %v; wrote %d bytes", n, err, b.Len())
+	}
+	samples, types := parseExposition(t, b.String())
+	want := map[string]string{"x_total": "counter", "x_in_flight": "gauge", "x_answer": "gauge",
+		"x_seconds": "histogram", "x_unused_total": "counter"}
+	for name, typ := range want {
+		if types[name] != typ {
+			t.Errorf("type of %s = %q, want %q", name, types[name], typ)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		kv   []string
+		want float64
+	}{
+		{"x_total", []string{"kind", "a", "outcome", "ok"}, 3.5},
+		{"x_total", []string{"kind", `we"ird\` + "\n", "outcome", "error"}, 1},
+		{"x_in_flight", nil, 2},
+		{"x_answer", nil, 42},
+		{"x_seconds_bucket", []string{"level", "perfect", "le", "0.1"}, 2}, // bounds are inclusive
+		{"x_seconds_bucket", []string{"level", "perfect", "le", "0.5"}, 3},
+		{"x_seconds_bucket", []string{"level", "perfect", "le", "1"}, 4},
+		{"x_seconds_bucket", []string{"level", "perfect", "le", "+Inf"}, 5},
+		{"x_seconds_count", []string{"level", "perfect"}, 5},
+		{"x_seconds_sum", []string{"level", "perfect"}, 3.15},
+		{"x_seconds_bucket", []string{"level", "easy", "le", "0.1"}, 0},
+		{"x_seconds_count", []string{"level", "easy"}, 1},
+	} {
+		t.Run(fmt.Sprint(tt.name, tt.kv), func(t *testing.T) {
+			got, ok := find(samples, tt.name, tt.kv...)
+			if !ok || math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("got %v (present %v), want %v\n%s", got, ok, tt.want, b.String())
+			}
+		})
+	}
+	if strings.Count(b.String(), "x_seconds_bucket{level=\"perfect\"") != 4 {
+		t.Errorf("want 4 buckets (0.1, 0.5, 1, +Inf) per series:\n%s", b.String())
+	}
+}
+
+func TestRegistryServeHTTP(t *testing.T) {
+	reg := bot.NewRegistry()
+	bot.NewMetrics(reg).RedisError("get")
+	for _, tt := range []struct {
+		method string
+		status int
+	}{{http.MethodGet, 200}, {http.MethodPost, 405}} {
+		rec := httptest.NewRecorder()
+		reg.ServeHTTP(rec, httptest.NewRequest(tt.method, "/metrics", nil))
+		if rec.Code != tt.status {
+			t.Fatalf("%s /metrics = %d, want %d", tt.method, rec.Code, tt.status)
+		}
+		if tt.status == 200 {
+			if ct := rec.Header().Get("Content-Type"); ct != bot.ContentType {
+				t.Errorf("Content-Type %q", ct)
+			}
+			samples, _ := parseExposition(t, rec.Body.String())
+			if v, ok := find(samples, "ttt_redis_errors_total", "command", "get"); !ok || v != 1 {
+				t.Errorf("redis errors %v %v:\n%s", v, ok, rec.Body.String())
+			}
+		}
+	}
+}
+
+func TestRegistryTwice(t *testing.T) {
+	reg := bot.NewRegistry()
+	reg.Counter("a_total", "A.")
+	defer func() {
+		if recover() == nil {
+			t.Fatal("registering a name twice did not panic")
+		}
+	}()
+	reg.Gauge("a_total", "A again.")
+}
+
+func BenchmarkHistogramObserve(b *testing.B) {
+	h := bot.NewRegistry().Histogram("b_seconds", "B.", []float64{.001, .01, .1, 1, 10}, "level")
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			h.Observe(0.05, "perfect")
+		}
+	})
+}
+
+func ExampleRegistry() {
+	reg := bot.NewRegistry()
+	moves := reg.Counter("moves_total", "Moves played, by side.", "side")
+	moves.Inc("x")
+	moves.Add(2, "o")
+	_, _ = reg.WriteTo(os.Stdout)
+	// Output:
+	// # HELP moves_total Moves played, by side.
+	// # TYPE moves_total counter
+	// moves_total{side="o"} 2
+	// moves_total{side="x"} 1
+}
+
+// FuzzLabelValue checks that any label value survives the text format:
+// the output parses and gives the value back.
+func FuzzLabelValue(f *testing.F) {
+	for _, s := range []string{"", "ok", `a"b`, `back\slash`, "new\nline", "ü ☃", `\n`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if !utf8.ValidString(v) {
+			t.Skip("label values are UTF-8")
+		}
+		reg := bot.NewRegistry()
+		reg.Counter("f_total", "F.", "v").Inc(v)
+		var b strings.Builder
+		if _, err := reg.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		samples, _ := parseExposition(t, b.String())
+		if got, ok := find(samples, "f_total", "v", v); !ok || got != 1 {
+			t.Fatalf("value %q did not round-trip:\n%s", v, b.String())
+		}
+	})
+}

@@ -81,16 +81,9 @@ func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wr
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
 	rdb := redistest.Client(t, redistest.Start(t))
-	popts.PseudonymKey = []byte("e2e-pseudonym-key-0123456789abcdef")
+	popts.PseudonymKey = e2ePseudonymKey
 	store := persistence.New(rdb, popts)
-	cat, err := bot.NewCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, signer := e2eCatalogSigner(t)
 	srv := fakediscord.New(t, fakediscord.Options{})
 	ses, err := srv.Session()
 	if err != nil {
@@ -611,4 +604,22 @@ func TestE2EChallenge(t *testing.T) {
 		t.Fatalf("declined challenge %q, want %q", r.Message.Content, want)
 	}
 	e.noFailures()
+}
+
+// e2ePseudonymKey is the corpus pseudonym key of the end-to-end Stores.
+var e2ePseudonymKey = []byte("e2e-pseudonym-key-0123456789abcdef")
+
+// e2eCatalogSigner returns the catalog and the custom-ID signer every
+// end-to-end bot uses.
+func e2eCatalogSigner(t *testing.T) (*bot.Catalog, *bot.Signer) {
+	t.Helper()
+	cat, err := bot.NewCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, signer
 }

@@ -54,20 +54,13 @@ func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo bot.EndpointOptions) (
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
 	rsrv := redistest.Start(t)
-	cat, err := bot.NewCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, signer := e2eCatalogSigner(t)
 	srv := fakediscord.New(t, fakediscord.Options{})
 	logs := &syncBuffer{}
 	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs}
 	var procs []*httpProc
 	for k := range n {
-		store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: []byte("e2e-pseudonym-key-0123456789abcdef")})
+		store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: e2ePseudonymKey})
 		ses, err := srv.Session()
 		if err != nil {
 			t.Fatal(err)

@@ -35,6 +35,7 @@ type Metrics struct {
 	inline       *Histogram
 	aiMove       *Histogram
 	redisErrors  *Counter
+	activeGames  *Gauge
 }
 
 // NewMetrics registers the bot's metrics in reg:
@@ -46,6 +47,7 @@ type Metrics struct {
 //	ttt_http_first_response_seconds{response}     time to the inline answer
 //	ttt_ai_move_seconds{level}                    AI thinking time per move
 //	ttt_redis_errors_total{command}               failed Redis commands
+//	ttt_active_games                              live games, all processes
 func NewMetrics(reg *Registry) *Metrics {
 	return &Metrics{
 		reg: reg,
@@ -63,6 +65,8 @@ func NewMetrics(reg *Registry) *Metrics {
 			[]float64{.0005, .001, .005, .01, .05, .1, .25, .5, 1, 1.5, 3, 5, 10}, "level"),
 		redisErrors: reg.Counter("ttt_redis_errors_total",
 			"Redis commands that failed (not counting a missing key), by command.", "command"),
+		activeGames: reg.Gauge("ttt_active_games",
+			"Live games (open challenges and games in progress) in the shared Redis, as last counted."),
 	}
 }
 
@@ -101,6 +105,46 @@ func (m *Metrics) RedisError(command string) {
 		return
 	}
 	m.redisErrors.Inc(command)
+}
+
+// SetActiveGames sets ttt_active_games.
+func (m *Metrics) SetActiveGames(n int64) {
+	if m == nil {
+		return
+	}
+	m.activeGames.Set(float64(n))
+}
+
+// activeGamesTimeout bounds one count of the live games.
+const activeGamesTimeout = 2 * time.Second
+
+// RefreshActiveGames sets ttt_active_games from count now and then every
+// interval until ctx is done. The value is cached rather than counted at
+// scrape time, so a scrape never waits on Redis and any number of scrapers
+// cost one count per interval. A failed count keeps the last value (the
+// failure shows in ttt_redis_errors_total) and is passed to onErr if set.
+func (m *Metrics) RefreshActiveGames(ctx context.Context, every time.Duration, count func(context.Context) (int64, error), onErr func(error)) {
+	if m == nil {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		cctx, cancel := context.WithTimeout(ctx, activeGamesTimeout)
+		n, err := count(cctx)
+		cancel()
+		switch {
+		case err == nil:
+			m.SetActiveGames(n)
+		case onErr != nil && ctx.Err() == nil:
+			onErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // InstrumentLevels replaces every level of r with one whose players

@@ -2,15 +2,19 @@ package bot_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tttbot/ttt-bot/bot"
@@ -243,4 +247,65 @@ func FuzzLabelValue(f *testing.F) {
 			t.Fatalf("value %q did not round-trip:\n%s", v, b.String())
 		}
 	})
+}
+
+// TestRefreshActiveGames checks that ttt_active_games follows the count,
+// keeps its last value when a count fails, and that the refresher stops
+// with its context.
+func TestRefreshActiveGames(t *testing.T) {
+	reg := bot.NewRegistry()
+	m := bot.NewMetrics(reg)
+	counts := []struct {
+		n   int64
+		err error
+	}{{3, nil}, {5, nil}, {0, errors.New("redis: down")}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls int
+	var failures []error
+	seen := make(chan float64, len(counts))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.RefreshActiveGames(ctx, time.Millisecond, func(cctx context.Context) (int64, error) {
+			if _, ok := cctx.Deadline(); !ok {
+				t.Error("the count has no deadline")
+			}
+			if calls > 0 { // the gauge as the previous call left it
+				var b strings.Builder
+				_, _ = reg.WriteTo(&b)
+				v, _ := find(mustParse(t, b.String()), "ttt_active_games")
+				seen <- v
+			}
+			if calls == len(counts) {
+				cancel()
+				return 0, context.Canceled
+			}
+			c := counts[calls]
+			calls++
+			return c.n, c.err
+		}, func(err error) { failures = append(failures, err) })
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("RefreshActiveGames did not stop with its context")
+	}
+	close(seen)
+	var got []float64
+	for v := range seen {
+		got = append(got, v)
+	}
+	if want := []float64{3, 5, 5}; !slices.Equal(got, want) {
+		t.Errorf("gauge after each count = %v, want %v", got, want)
+	}
+	if len(failures) != 1 {
+		t.Errorf("failures reported: %v, want the one failed count", failures)
+	}
+}
+
+func mustParse(t *testing.T, text string) []sample {
+	t.Helper()
+	s, _ := parseExposition(t, text)
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -67,7 +68,11 @@ load balancer. Settings come from the environment (see .env.example):
                       (required)
   PSEUDONYM_KEY       secret that pseudonymises user IDs in the training
                       corpus, 16+ bytes, never changed once set (required)
-  LOG_LEVEL           debug, info (default), warn or error`,
+  LOG_LEVEL           debug, info (default), warn or error
+  SHARD_ID            gateway mode: this process's shard, 0 to SHARD_COUNT-1;
+                      set both or neither (neither: one process, shard 0 of 1)
+  SHARD_COUNT         gateway mode: the number of shards, one process each;
+                      only shard 0 registers the commands`,
 		run: runServe,
 	}
 }
@@ -79,6 +84,9 @@ type serveConfig struct {
 	logLevel                         slog.Level
 	mode, listenAddr, opsAddr        string
 	publicKey                        ed25519.PublicKey
+	// shardID and shardCount are the gateway shard of this process: 0 of
+	// 1 unless SHARD_ID and SHARD_COUNT say otherwise.
+	shardID, shardCount int
 }
 
 // loadServeConfig reads serve's settings with getenv and checks them; the
@@ -89,8 +97,10 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		token: get("DISCORD_TOKEN"), appID: get("DISCORD_APP_ID"), devGuild: get("DEV_GUILD_ID"),
 		redisURL: get("REDIS_URL"), customIDKey: []byte(get("CUSTOM_ID_KEY")), pseudonymKey: []byte(get("PSEUDONYM_KEY")),
 		mode: strings.ToLower(get("MODE")), listenAddr: get("LISTEN_ADDR"), opsAddr: get("OPS_ADDR"),
+		shardCount: 1,
 	}
 	var problems []string
+	problems = append(problems, c.loadShard(get("SHARD_ID"), get("SHARD_COUNT"))...)
 	if c.token == "" {
 		problems = append(problems, "DISCORD_TOKEN is not set")
 	}
@@ -112,6 +122,9 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		c.mode = modeGateway
 	case modeGateway:
 	case modeHTTP:
+		if c.shardCount != 1 {
+			problems = append(problems, "SHARD_ID and SHARD_COUNT apply to MODE=gateway only (HTTP interactions are not sharded)")
+		}
 		if c.listenAddr == "" {
 			c.listenAddr = defaultListenAddr
 		}
@@ -128,6 +141,28 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		return serveConfig{}, badInput("%s", strings.Join(problems, "; "))
 	}
 	return c, nil
+}
+
+// loadShard reads SHARD_ID and SHARD_COUNT into c and returns what is
+// wrong with them. Both or neither must be set: a process of a sharded
+// fleet that lost one setting must not quietly run as shard 0 of 1.
+func (c *serveConfig) loadShard(id, count string) []string {
+	switch {
+	case id == "" && count == "":
+		return nil
+	case id == "" || count == "":
+		return []string{"SHARD_ID and SHARD_COUNT must be set together"}
+	}
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 1 {
+		return []string{fmt.Sprintf("SHARD_COUNT %q is not a whole number of at least 1", count)}
+	}
+	i, err := strconv.Atoi(id)
+	if err != nil || i < 0 || i >= n {
+		return []string{fmt.Sprintf("SHARD_ID %q is not a whole number from 0 to SHARD_COUNT-1 (%d)", id, n-1)}
+	}
+	c.shardID, c.shardCount = i, n
+	return nil
 }
 
 // runServe reads the configuration and serves until ctx is cancelled.
@@ -229,6 +264,19 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		stopSweep()
 		<-sweeping
 	}()
+	// ttt_active_games is counted here, not at scrape time: a scrape
+	// never waits on Redis, and many scrapers cost one count per period.
+	countCtx, stopCount := context.WithCancel(ctx)
+	counting := make(chan struct{})
+	go func() {
+		defer close(counting)
+		metrics.RefreshActiveGames(countCtx, serveCountEvery, store.LiveGames,
+			func(err error) { log.Warn("serve: counting live games", "err", err) })
+	}()
+	defer func() {
+		stopCount()
+		<-counting
+	}()
 	if cfg.mode == modeHTTP {
 		return serveHTTP(ctx, cfg, b, health, metrics, log, d.listen)
 	}
@@ -238,6 +286,9 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 // serveSweepEvery is how often the sweeper looks for passed deadlines and
 // plays the next move of each AI duel.
 const serveSweepEvery = time.Second
+
+// serveCountEvery is how often ttt_active_games is refreshed.
+const serveCountEvery = 5 * time.Second
 
 // serveHTTP serves the interactions endpoint until ctx is cancelled.
 func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
@@ -290,6 +341,11 @@ func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Hea
 // cancelled.
 func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *bot.Health, log *slog.Logger) error {
 	ses.Identify.Intents = discordgo.IntentsGuilds // interactions need no privileged intent
+	// A config not from loadServeConfig has shardCount 0: keep discordgo's
+	// 0 of 1 then.
+	if cfg.shardCount > 0 {
+		ses.ShardID, ses.ShardCount = cfg.shardID, cfg.shardCount
+	}
 
 	// Interactions in progress get their own context, which outlives the
 	// signal by up to serveDrainTimeout so they can answer.
@@ -314,11 +370,17 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	if err := ses.Open(); err != nil {
 		return fmt.Errorf("discord gateway: %w", err)
 	}
-	if err := b.Register(ctx, cfg.devGuild); err != nil && ctx.Err() == nil { // a signal meanwhile is a shutdown
-		_ = ses.Close()
-		return err
+	// The commands belong to the application, not to a shard: one
+	// registration is enough, and N shards starting together would only
+	// spend the rate limit on N identical overwrites.
+	if cfg.shardID == 0 {
+		if err := b.Register(ctx, cfg.devGuild); err != nil && ctx.Err() == nil { // a signal meanwhile is a shutdown
+			_ = ses.Close()
+			return err
+		}
 	}
-	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild)
+	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild,
+		"shard", cfg.shardID, "shards", cfg.shardCount)
 
 	<-ctx.Done()
 	log.Info("serve: shutting down")

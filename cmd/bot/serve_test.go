@@ -50,11 +50,20 @@ func TestLoadServeConfig(t *testing.T) {
 		{"bad mode", with("MODE", "carrier-pigeon"), `MODE "carrier-pigeon" is not gateway or http`},
 		{"http without a public key", with("MODE", "http"), "DISCORD_PUBLIC_KEY must be"},
 		{"http with a short public key", with("MODE", "HTTP", "DISCORD_PUBLIC_KEY", "abcd"), "DISCORD_PUBLIC_KEY must be"},
+		{"shard id without a count", with("SHARD_ID", "0"), "SHARD_ID and SHARD_COUNT must be set together"},
+		{"shard count without an id", with("SHARD_COUNT", "2"), "SHARD_ID and SHARD_COUNT must be set together"},
+		{"shard id equals the count", with("SHARD_ID", "2", "SHARD_COUNT", "2"), `SHARD_ID "2" is not a whole number from 0 to SHARD_COUNT-1 (1)`},
+		{"negative shard id", with("SHARD_ID", "-1", "SHARD_COUNT", "2"), `SHARD_ID "-1"`},
+		{"shard id not a number", with("SHARD_ID", "one", "SHARD_COUNT", "2"), `SHARD_ID "one"`},
+		{"zero shards", with("SHARD_ID", "0", "SHARD_COUNT", "0"), `SHARD_COUNT "0" is not a whole number of at least 1`},
+		{"shards in http mode", with("MODE", "http", "DISCORD_PUBLIC_KEY", strings.Repeat("ab", 32), "SHARD_ID", "0", "SHARD_COUNT", "2"),
+			"SHARD_ID and SHARD_COUNT apply to MODE=gateway only"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := loadServeConfig(func(k string) string { return tt.env[k] })
 			if tt.want == "" {
-				if err != nil || c.token != "tok" || c.devGuild != "42" || c.logLevel.String() != "DEBUG" || c.mode != modeGateway {
+				if err != nil || c.token != "tok" || c.devGuild != "42" || c.logLevel.String() != "DEBUG" || c.mode != modeGateway ||
+					c.shardID != 0 || c.shardCount != 1 {
 					t.Fatalf("config %+v, %v", c, err)
 				}
 				return
@@ -103,6 +112,55 @@ func TestServe(t *testing.T) {
 	r, err := d.Wait(wctx)
 	if err != nil || r.Message == nil || !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
 		t.Fatalf("/ttt help answered %+v, %v", r, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-wctx.Done():
+		t.Fatal("serve did not shut down")
+	}
+}
+
+// TestLoadServeConfigShard checks that SHARD_ID and SHARD_COUNT are read.
+func TestLoadServeConfigShard(t *testing.T) {
+	env := map[string]string{
+		"DISCORD_TOKEN": "tok", "DISCORD_APP_ID": "1", "CUSTOM_ID_KEY": strings.Repeat("k", 32),
+		"PSEUDONYM_KEY": strings.Repeat("p", 32), "SHARD_ID": " 3 ", "SHARD_COUNT": "4",
+	}
+	c, err := loadServeConfig(func(k string) string { return env[k] })
+	if err != nil || c.shardID != 3 || c.shardCount != 4 {
+		t.Fatalf("config %+v, %v; want shard 3 of 4", c, err)
+	}
+}
+
+// TestServeShard runs serve as shard 1 of 2: the gateway IDENTIFY carries
+// the shard, and only shard 0 registers the commands, so this one does not.
+func TestServeShard(t *testing.T) {
+	fake := fakediscord.New(t, fakediscord.Options{})
+	rdb := redistest.Start(t)
+	cfg := serveConfig{token: fake.Token(), appID: fake.AppID(), devGuild: "42", redisURL: rdb.Addr(),
+		customIDKey: []byte(strings.Repeat("k", 32)), pseudonymKey: []byte(strings.Repeat("p", 32)),
+		shardID: 1, shardCount: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, cfg, serveDeps{levels: ai.NewRegistry(), logOut: io.Discard, newSession: fakeSession(fake)})
+	}()
+	wctx, wcancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer wcancel()
+	g, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Shard != [2]int{1, 2} {
+		t.Errorf("IDENTIFY shard %v, want [1 2]", g.Shard)
+	}
+	if cmds := fake.Commands("42"); len(cmds) != 0 {
+		t.Errorf("shard 1 registered %d commands, want none (shard 0 does)", len(cmds))
 	}
 	cancel()
 	select {
@@ -209,7 +267,7 @@ func TestServeHTTP(t *testing.T) {
 	// The interaction is counted when its handling ends, just after the
 	// inline answer.
 	_, metrics := get("/metrics")
-	for !strings.Contains(metrics, "ttt_interactions_total{") && wctx.Err() == nil {
+	for !(strings.Contains(metrics, "ttt_interactions_total{") && strings.Contains(metrics, "\nttt_active_games ")) && wctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
 		_, metrics = get("/metrics")
 	}
@@ -220,6 +278,7 @@ func TestServeHTTP(t *testing.T) {
 		`ttt_http_first_response_seconds_count{response="inline"} 1`,
 		"# TYPE ttt_ai_move_seconds histogram",
 		"# TYPE ttt_redis_errors_total counter",
+		"\nttt_active_games 0\n", // counted at start; /ttt help starts no game
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s:\n%s", want, metrics)
@@ -247,7 +306,7 @@ func TestServeHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"DISCORD_TOKEN", "DISCORD_APP_ID", "DEV_GUILD_ID", "MODE", "LISTEN_ADDR", "DISCORD_PUBLIC_KEY",
-		"OPS_ADDR", "REDIS_URL", "CUSTOM_ID_KEY", "PSEUDONYM_KEY", "LOG_LEVEL"} {
+		"OPS_ADDR", "REDIS_URL", "CUSTOM_ID_KEY", "PSEUDONYM_KEY", "LOG_LEVEL", "SHARD_ID", "SHARD_COUNT"} {
 		if !strings.Contains(r.stdout, "  "+k+" ") {
 			t.Errorf("help serve does not list %s", k)
 		}

@@ -130,6 +130,11 @@ func (m *Metrics) RefreshActiveGames(ctx context.Context, every time.Duration, c
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
+		// A tick and the end of ctx can be ready together and select picks
+		// either: check first, so no count starts after ctx is done.
+		if ctx.Err() != nil {
+			return
+		}
 		cctx, cancel := context.WithTimeout(ctx, activeGamesTimeout)
 		n, err := count(cctx)
 		cancel()

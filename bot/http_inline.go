@@ -151,6 +151,23 @@ func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *
 	return m, err
 }
 
+// InteractionResponse reads the message of the first response over REST
+// (GET @original), retrying like InteractionResponseEdit: the bot reads it
+// to learn the board's message ID. Reading, unlike re-sending the board,
+// cannot put an older board back over one a click has already updated.
+func (d *InlineDiscord) InteractionResponse(i *discordgo.Interaction, options ...discordgo.RequestOption) (*discordgo.Message, error) {
+	f, ok := d.Discord.(originalFetcher)
+	if !ok {
+		return nil, fmt.Errorf("bot: %T cannot read an interaction's response", d.Discord)
+	}
+	var m *discordgo.Message
+	err := d.retry(i, options, func() (err error) {
+		m, err = f.InteractionResponse(i, options...)
+		return err
+	})
+	return m, err
+}
+
 // FollowupMessageCreate sends a follow-up over REST, retrying like
 // InteractionResponseEdit.
 func (d *InlineDiscord) FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error) {

@@ -41,6 +41,9 @@ type e2e struct {
 	cat    *bot.Catalog
 	signer *bot.Signer
 	logs   *syncBuffer
+	// redis is the private redis-server behind store, for a second Store
+	// (another process, or the bot after a restart).
+	redis *persistence.Server
 
 	mu         sync.Mutex
 	deliveries []*fakediscord.Delivery
@@ -80,32 +83,55 @@ func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wr
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
-	rdb := redistest.Client(t, redistest.Start(t))
+	rsrv := redistest.Start(t)
 	popts.PseudonymKey = e2ePseudonymKey
-	store := persistence.New(rdb, popts)
+	store := persistence.New(redistest.Client(t, rsrv), popts)
 	cat, signer := e2eCatalogSigner(t)
 	srv := fakediscord.New(t, fakediscord.Options{})
-	ses, err := srv.Session()
+	logs := &syncBuffer{}
+	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs, redis: rsrv}
+	e.openGateway(store, opts, wrap)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bot logs:\n%s", logs.String())
+		}
+	})
+	if err := e.bot.Register(ctx, e2eGuild); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	wantCommands(t, e)
+	return e
+}
+
+// openGateway builds a Bot on store (its Discord wrapped by wrap, if not
+// nil) behind a new discordgo session, connects it to the fake's gateway
+// and makes it e's bot, session and store: at the start of a test, or as
+// the bot process started again after a restart.
+func (e *e2e) openGateway(store *persistence.Store, opts bot.Options, wrap func(bot.Discord) bot.Discord) {
+	t := e.t
+	t.Helper()
+	ses, err := e.srv.Session()
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
 	var dc bot.Discord = ses
 	if wrap != nil {
 		dc = wrap(ses)
 	}
 	b, err := bot.New(bot.Deps{
-		Discord: dc, Store: store, Levels: ai.NewRegistry(), Catalog: cat, Signer: signer,
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		AppID:  srv.AppID(),
+		Discord: dc, Store: store, Levels: ai.NewRegistry(), Catalog: e.cat, Signer: e.signer,
+		Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		AppID:  e.srv.AppID(),
 	}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := e.ctx
 	ses.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) { b.HandleInteraction(ctx, i) })
 	if err := ses.Open(); err != nil {
 		t.Fatalf("Open: %v", err)
 	}
+	srv := e.srv
 	t.Cleanup(func() {
 		wctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 		defer cancel()
@@ -115,23 +141,7 @@ func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wr
 	if _, err := srv.WaitGateway(ctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
 		t.Fatalf("gateway did not connect: %v", err)
 	}
-	e := &e2e{t: t, ctx: ctx, srv: srv, ses: ses, bot: b, store: store, cat: cat, signer: signer, logs: logs}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("bot logs:\n%s", logs.String())
-		}
-	})
-	if err := b.Register(ctx, e2eGuild); err != nil {
-		t.Fatalf("Register: %v", err)
-	}
-	var names []string
-	for _, c := range srv.Commands(e2eGuild) {
-		names = append(names, c.Name)
-	}
-	if strings.Join(names, ",") != "ttt,ttt-admin" {
-		t.Fatalf("registered commands %v, want ttt and ttt-admin", names)
-	}
-	return e
+	e.ses, e.bot, e.store = ses, b, store
 }
 
 // actor is user acting in the test channel.

@@ -57,44 +57,10 @@ func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo bot.EndpointOptions) (
 	cat, signer := e2eCatalogSigner(t)
 	srv := fakediscord.New(t, fakediscord.Options{})
 	logs := &syncBuffer{}
-	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs}
+	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs, redis: rsrv}
 	var procs []*httpProc
 	for k := range n {
-		store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: e2ePseudonymKey})
-		ses, err := srv.Session()
-		if err != nil {
-			t.Fatal(err)
-		}
-		log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
-		p := &httpProc{metrics: bot.NewMetrics(bot.NewRegistry())}
-		o := opts
-		o.Metrics = p.metrics
-		levels := ai.NewRegistry()
-		p.metrics.InstrumentLevels(levels, time.Now)
-		p.bot, err = bot.New(bot.Deps{Discord: bot.NewInlineDiscord(ses), Store: store, Levels: levels,
-			Catalog: cat, Signer: signer, Logger: log, AppID: srv.AppID()}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eo := eo
-		eo.Metrics = p.metrics
-		p.endpoint, err = bot.NewEndpoint(p.bot, srv.PublicKey(), eo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(p.endpoint)
-		t.Cleanup(func() {
-			hs.Close()
-			sctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-			defer cancel()
-			if err := p.endpoint.Shutdown(sctx); err != nil {
-				t.Errorf("shutdown: %v", err)
-			}
-		})
-		p.url = hs.URL + "/interactions"
-		if err := srv.VerifyEndpoint(ctx, p.url); err != nil {
-			t.Fatalf("process %d: %v", k, err)
-		}
+		p, store := e.startHTTPProc(k, opts, eo)
 		if k == 0 {
 			e.bot, e.store = p.bot, store
 		}
@@ -112,34 +78,73 @@ func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo bot.EndpointOptions) (
 	return e, procs
 }
 
+// startHTTPProc starts bot process k in HTTP interactions mode on a new
+// Store against e's redis-server, verified by the fake as Discord would,
+// and returns it with its Store. The fake still delivers wherever it did.
+func (e *e2e) startHTTPProc(k int, opts bot.Options, eo bot.EndpointOptions) (*httpProc, *persistence.Store) {
+	t := e.t
+	t.Helper()
+	store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
+	ses, err := e.srv.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
+	p := &httpProc{metrics: bot.NewMetrics(bot.NewRegistry())}
+	opts.Metrics = p.metrics
+	levels := ai.NewRegistry()
+	p.metrics.InstrumentLevels(levels, time.Now)
+	p.bot, err = bot.New(bot.Deps{Discord: bot.NewInlineDiscord(ses), Store: store, Levels: levels,
+		Catalog: e.cat, Signer: e.signer, Logger: log, AppID: e.srv.AppID()}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eo.Metrics = p.metrics
+	p.endpoint, err = bot.NewEndpoint(p.bot, e.srv.PublicKey(), eo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(p.endpoint)
+	t.Cleanup(func() {
+		hs.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+		defer cancel()
+		if err := p.endpoint.Shutdown(sctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	p.url = hs.URL + "/interactions"
+	if err := e.srv.VerifyEndpoint(e.ctx, p.url); err != nil {
+		t.Fatalf("process %d: %v", k, err)
+	}
+	return p, store
+}
+
 // playVsAI plays /ttt vs-ai against level to the end by clicking the
 // first empty cell, calling before ahead of each interaction, and returns
-// the finished game.
-func playVsAI(e *e2e, level string, before func()) *persistence.Session {
+// the finished game. extra are more options of /ttt vs-ai.
+func playVsAI(e *e2e, level string, before func(), extra ...fakediscord.Option) *persistence.Session {
 	e.t.Helper()
 	before()
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: level},
-		fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(alice, bot.SubVsAI, append([]fakediscord.Option{{Name: "level", Value: level},
+		{Name: "first", Value: "me"}}, extra...)...)
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		e.t.Fatalf("/ttt vs-ai answered type %d ephemeral %v, want a public board", r.Type, r.Message.Ephemeral)
 	}
 	board, cur := r.Message.ID, r.Message
+	// Click only once the bot has recorded the board's message, so the
+	// game's version no longer moves under the first click.
+	e.tracked(r.Message)
 	for moves := 0; ; moves++ {
 		if moves > 5 {
 			e.t.Fatal("game did not end")
 		}
-		var pick fakediscord.Component
-		for c := range game.Cell(9) {
-			if b, ok := e.cells(cur)[c]; ok && !b.Disabled {
-				pick = b
-				break
-			}
-		}
-		if pick.CustomID == "" {
+		free := freeCells(e, cur)
+		if len(free) == 0 {
 			break
 		}
 		before()
-		r, _ = e.click(alice, board, pick.CustomID)
+		r, _ = e.click(alice, board, e.cells(cur)[free[0]].CustomID)
 		if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != board {
 			e.t.Fatalf("click answered type %d on %s, want 7 on the board %s", r.Type, r.Message.ID, board)
 		}
@@ -181,6 +186,15 @@ func TestHTTPVsAI(t *testing.T) {
 	}
 	drain(t, e, procs)
 	e.noFailures()
+	// The bot learns the board's message ID by reading @original, never by
+	// sending the board again: a late re-send could put an older board back
+	// over one a click had already updated. Every answer here was inline,
+	// so nothing edited @original.
+	for _, c := range e.srv.Calls() {
+		if c.Method == "PATCH" && strings.HasSuffix(c.Path, "/messages/@original") {
+			t.Errorf("the bot edited @original (%s %s): the inline answers needed no edit", c.Method, c.Path)
+		}
+	}
 	samples := scrape(t, procs[0])
 	clicks, _ := find(samples, "ttt_interactions_total", "type", discordgo.InteractionMessageComponent.String(), "outcome", bot.OutcomeOK)
 	cmds, _ := find(samples, "ttt_interactions_total", "type", discordgo.InteractionApplicationCommand.String(), "outcome", bot.OutcomeOK)

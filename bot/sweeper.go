@@ -27,16 +27,29 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 	defer duels.Wait()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	start := func(job duelJob) {
+		duels.Add(1)
+		go func() {
+			defer duels.Done()
+			b.runDuel(ctx, job)
+		}()
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			// A duel handed over just as ctx ended is still taken, so it
+			// is ended (and its board says so) now rather than after the
+			// hand-off times out.
+			for {
+				select {
+				case job := <-b.lc.duels:
+					start(job)
+				default:
+					return
+				}
+			}
 		case job := <-b.lc.duels:
-			duels.Add(1)
-			go func() {
-				defer duels.Done()
-				b.runDuel(ctx, job)
-			}()
+			start(job)
 		case <-tick.C:
 			b.sweep(ctx)
 		}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -68,6 +69,8 @@ load balancer. Settings come from the environment (see .env.example):
                       (required)
   PSEUDONYM_KEY       secret that pseudonymises user IDs in the training
                       corpus, 16+ bytes, never changed once set (required)
+  DISCORD_API_URL     replace Discord's API base URL (a local fake Discord
+                      or a proxy); empty talks to discord.com
   LOG_LEVEL           debug, info (default), warn or error
   SHARD_ID            gateway mode: this process's shard, 0 to SHARD_COUNT-1;
                       set both or neither (neither: one process, shard 0 of 1)
@@ -87,6 +90,9 @@ type serveConfig struct {
 	// shardID and shardCount are the gateway shard of this process: 0 of
 	// 1 unless SHARD_ID and SHARD_COUNT say otherwise.
 	shardID, shardCount int
+	// apiURL, if set (DISCORD_API_URL), replaces Discord's API base URL,
+	// for a local fake Discord or a proxy.
+	apiURL *url.URL
 }
 
 // loadServeConfig reads serve's settings with getenv and checks them; the
@@ -110,6 +116,14 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 	for name, key := range map[string][]byte{"CUSTOM_ID_KEY": c.customIDKey, "PSEUDONYM_KEY": c.pseudonymKey} {
 		if len(key) < bot.MinKeyLen {
 			problems = append(problems, fmt.Sprintf("%s must be at least %d bytes (try: openssl rand -hex 32)", name, bot.MinKeyLen))
+		}
+	}
+	if raw := get("DISCORD_API_URL"); raw != "" {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("DISCORD_API_URL %q is not an http:// or https:// URL", raw))
+		} else {
+			c.apiURL = u
 		}
 	}
 	if lv := get("LOG_LEVEL"); lv != "" {
@@ -225,6 +239,10 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	ses, err := d.newSession(cfg.token)
 	if err != nil {
 		return fmt.Errorf("discord session: %w", err)
+	}
+	if cfg.apiURL != nil {
+		ses.Client = bot.RedirectClient(cfg.apiURL, 20*time.Second)
+		log.Info("serve: Discord API redirected", "url", cfg.apiURL.String())
 	}
 	var dc bot.Discord = ses
 	if cfg.mode == modeHTTP {

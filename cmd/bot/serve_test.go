@@ -58,6 +58,8 @@ func TestLoadServeConfig(t *testing.T) {
 		{"zero shards", with("SHARD_ID", "0", "SHARD_COUNT", "0"), `SHARD_COUNT "0" is not a whole number of at least 1`},
 		{"shards in http mode", with("MODE", "http", "DISCORD_PUBLIC_KEY", strings.Repeat("ab", 32), "SHARD_ID", "0", "SHARD_COUNT", "2"),
 			"SHARD_ID and SHARD_COUNT apply to MODE=gateway only"},
+		{"api url without a scheme", with("DISCORD_API_URL", "localhost:8080"), `DISCORD_API_URL "localhost:8080" is not an http:// or https:// URL`},
+		{"api url of another scheme", with("DISCORD_API_URL", "ftp://example.org"), `DISCORD_API_URL "ftp://example.org"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := loadServeConfig(func(k string) string { return tt.env[k] })
@@ -77,18 +79,26 @@ func TestLoadServeConfig(t *testing.T) {
 }
 
 // TestServe runs the whole serve wiring against a fake Discord and a
-// private redis-server: commands are registered, an interaction is
-// answered, and cancelling the context shuts down cleanly.
+// private redis-server, reaching the fake the way a deployment would, via
+// DISCORD_API_URL and a plain discordgo session: commands are registered,
+// an interaction is answered, and cancelling the context shuts down
+// cleanly.
 func TestServe(t *testing.T) {
 	fake := fakediscord.New(t, fakediscord.Options{})
 	rdb := redistest.Start(t)
-	cfg := serveConfig{token: fake.Token(), appID: fake.AppID(), devGuild: "42", redisURL: rdb.Addr(),
-		customIDKey: []byte(strings.Repeat("k", 32)), pseudonymKey: []byte(strings.Repeat("p", 32))}
+	env := map[string]string{"DISCORD_TOKEN": fake.Token(), "DISCORD_APP_ID": fake.AppID(), "DEV_GUILD_ID": "42",
+		"REDIS_URL": rdb.Addr(), "CUSTOM_ID_KEY": strings.Repeat("k", 32), "PSEUDONYM_KEY": strings.Repeat("p", 32),
+		"DISCORD_API_URL": fake.URL()}
+	cfg, err := loadServeConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, cfg, serveDeps{levels: ai.NewRegistry(), logOut: io.Discard, newSession: fakeSession(fake)})
+		done <- serve(ctx, cfg, serveDeps{levels: ai.NewRegistry(), logOut: io.Discard,
+			newSession: func(token string) (*discordgo.Session, error) { return discordgo.New("Bot " + token) }})
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer wcancel()

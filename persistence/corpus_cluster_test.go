@@ -36,7 +36,7 @@ func corpusStartCluster(t *testing.T) *redis.ClusterClient {
 func TestCorpusRatingsModelsCluster(t *testing.T) {
 	rdb := corpusStartCluster(t)
 	ctx := corpusCtx(t)
-	clk := newCorpusClock()
+	clk := newTestClock()
 	o := persistence.Options{Now: clk.Now, PseudonymKey: corpusTestKey, ModelVersionsKept: 1}
 	store := persistence.New(rdb, o)
 	other := persistence.New(rdb, o)

@@ -31,23 +31,23 @@ func corpusUpdate() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// corpusClock is a settable clock for Options.Now.
-type corpusClock struct {
+// testClock is a settable clock for Options.Now.
+type testClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func newCorpusClock() *corpusClock {
-	return &corpusClock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}
+func newTestClock() *testClock {
+	return &testClock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}
 }
 
-func (c *corpusClock) Now() time.Time {
+func (c *testClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *corpusClock) Advance(d time.Duration) {
+func (c *testClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
@@ -57,7 +57,7 @@ func (c *corpusClock) Advance(d time.Duration) {
 type corpusEnv struct {
 	srv   *persistence.Server
 	rdb   *redis.Client
-	clk   *corpusClock
+	clk   *testClock
 	store *persistence.Store
 	opts  persistence.Options
 }
@@ -69,7 +69,7 @@ func newCorpusEnv(t testing.TB, o persistence.Options) *corpusEnv {
 	t.Helper()
 	srv := redistest.Start(t)
 	rdb := redistest.Client(t, srv)
-	clk := newCorpusClock()
+	clk := newTestClock()
 	if o.Now == nil {
 		o.Now = clk.Now
 	}

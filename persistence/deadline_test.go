@@ -31,11 +31,11 @@ func TestDeadlines(t *testing.T) {
 		notSoon  time.Duration // before this, a sweep finds nothing
 		released bool
 	}{
-		{"X times out", sessClocked(30 * time.Second), []step{{31 * time.Second, false}}, true,
+		{"X times out", testClocked(30 * time.Second), []step{{31 * time.Second, false}}, true,
 			persistence.StatusFinished, game.OWins, persistence.ByTimeout, 29 * time.Second, true},
-		{"O times out after X moved", sessClocked(30 * time.Second), []step{{20 * time.Second, true}, {31 * time.Second, false}}, true,
+		{"O times out after X moved", testClocked(30 * time.Second), []step{{20 * time.Second, true}, {31 * time.Second, false}}, true,
 			persistence.StatusFinished, game.XWins, persistence.ByTimeout, 0, true},
-		{"a move beats the stale deadline", sessClocked(30 * time.Second), []step{{20 * time.Second, true}, {15 * time.Second, false}}, false,
+		{"a move beats the stale deadline", testClocked(30 * time.Second), []step{{20 * time.Second, true}, {15 * time.Second, false}}, false,
 			persistence.StatusActive, game.Ongoing, persistence.NotEnded, 0, false},
 		{"challenge expires", persistence.Session{Rules: "3x3k3", Status: persistence.StatusOpen, Challenger: game.X,
 			Players: [2]persistence.Seat{{User: "ux"}, {}}}, []step{{5*time.Minute + time.Second, false}}, true,
@@ -100,7 +100,7 @@ func TestDeadlines(t *testing.T) {
 	}
 }
 
-func sessClocked(d time.Duration) persistence.Session {
+func testClocked(d time.Duration) persistence.Session {
 	g := sessHumanGame("ux", "uo")
 	g.TurnTime = d
 	return g
@@ -115,7 +115,7 @@ func TestTimeoutOnceAcrossSweepers(t *testing.T) {
 	ctx := sessCtx(t)
 	const games = 200
 	for i := range games {
-		g := sessClocked(10 * time.Second)
+		g := testClocked(10 * time.Second)
 		g.Players = [2]persistence.Seat{{User: "x" + strconv.Itoa(i)}, {User: "o" + strconv.Itoa(i)}}
 		if _, err := e.store.CreateGame(ctx, "c"+strconv.Itoa(i%7), g); err != nil {
 			t.Fatal(err)
@@ -160,7 +160,7 @@ func TestTimeoutOnceAcrossSweepers(t *testing.T) {
 func TestClaimLeaseComesBack(t *testing.T) {
 	e := newSessEnv(t, persistence.Options{})
 	ctx := sessCtx(t)
-	g, err := e.store.CreateGame(ctx, "c1", sessClocked(10*time.Second))
+	g, err := e.store.CreateGame(ctx, "c1", testClocked(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestClaimLeaseComesBack(t *testing.T) {
 func TestStaleIndexEntry(t *testing.T) {
 	e := newSessEnv(t, persistence.Options{})
 	ctx := sessCtx(t)
-	g, err := e.store.CreateGame(ctx, "c1", sessClocked(30*time.Second))
+	g, err := e.store.CreateGame(ctx, "c1", testClocked(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestStaleIndexEntry(t *testing.T) {
 func TestLateMoveLosesOnTime(t *testing.T) {
 	e := newSessEnv(t, persistence.Options{})
 	ctx := sessCtx(t)
-	g, err := e.store.CreateGame(ctx, "c1", sessClocked(30*time.Second))
+	g, err := e.store.CreateGame(ctx, "c1", testClocked(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestClickRacesTimeout(t *testing.T) {
 	const games = 200
 	ids := make([]persistence.GameID, games)
 	for i := range ids {
-		g := sessClocked(10 * time.Second)
+		g := testClocked(10 * time.Second)
 		g.Players = [2]persistence.Seat{{User: "x" + strconv.Itoa(i)}, {User: "o" + strconv.Itoa(i)}}
 		created, err := e.store.CreateGame(ctx, "c"+strconv.Itoa(i%9), g)
 		if err != nil {

@@ -38,13 +38,13 @@ func TestCluster(t *testing.T) {
 	if _, ok := rdb.(*redis.ClusterClient); !ok {
 		t.Fatalf("Open(%q) gave a %T, want a cluster client", seeds, rdb)
 	}
-	clk := newSessClock()
+	clk := newTestClock()
 	store := persistence.New(rdb, persistence.Options{Now: clk.Now})
 
 	const games = 200
 	ids := make([]persistence.GameID, games)
 	for i := range ids {
-		g := sessClocked(30 * time.Second)
+		g := testClocked(30 * time.Second)
 		g.Players = [2]persistence.Seat{{User: fmt.Sprintf("x%d", i)}, {User: fmt.Sprintf("o%d", i)}}
 		created, err := store.CreateGame(ctx, fmt.Sprintf("%d", 1000+i), g)
 		if err != nil {

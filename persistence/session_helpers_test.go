@@ -2,7 +2,6 @@ package persistence_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,39 +12,19 @@ import (
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
-// clock is a settable clock for Options.Now.
-type sessClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newSessClock() *sessClock { return &sessClock{t: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)} }
-
-func (c *sessClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *sessClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // env is a private redis-server, a client and a Store on it.
 type sessEnv struct {
 	srv   *persistence.Server
 	rdb   *redis.Client
 	store *persistence.Store
-	clk   *sessClock
+	clk   *testClock
 }
 
 func newSessEnv(t testing.TB, o persistence.Options) *sessEnv {
 	t.Helper()
 	srv := redistest.Start(t)
 	rdb := redistest.Client(t, srv)
-	clk := newSessClock()
+	clk := newTestClock()
 	if o.Now == nil {
 		o.Now = clk.Now
 	}

@@ -123,15 +123,7 @@ func TestServe(t *testing.T) {
 	if err != nil || r.Message == nil || !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
 		t.Fatalf("/ttt help answered %+v, %v", r, err)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-wctx.Done():
-		t.Fatal("serve did not shut down")
-	}
+	stopServe(t, wctx, cancel, done)
 }
 
 // TestLoadServeConfigShard checks that SHARD_ID and SHARD_COUNT are read.
@@ -172,15 +164,7 @@ func TestServeShard(t *testing.T) {
 	if cmds := fake.Commands("42"); len(cmds) != 0 {
 		t.Errorf("shard 1 registered %d commands, want none (shard 0 does)", len(cmds))
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-wctx.Done():
-		t.Fatal("serve did not shut down")
-	}
+	stopServe(t, wctx, cancel, done)
 }
 
 func TestLoadServeConfigHTTP(t *testing.T) {
@@ -294,15 +278,7 @@ func TestServeHTTP(t *testing.T) {
 			t.Errorf("metrics lack %s:\n%s", want, metrics)
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-wctx.Done():
-		t.Fatal("serve did not shut down")
-	}
+	stopServe(t, wctx, cancel, done)
 }
 
 // TestServeHelp pins serve's help text, which lists its settings.
@@ -325,4 +301,19 @@ func TestServeHelp(t *testing.T) {
 		}
 	}
 	golden(t, "help-serve.golden", r.stdout)
+}
+
+// stopServe cancels serve's context and waits (until wctx ends) for serve
+// to return without an error.
+func stopServe(t *testing.T, wctx context.Context, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-wctx.Done():
+		t.Fatal("serve did not shut down")
+	}
 }

@@ -690,9 +690,7 @@ func (s *Server) restFollowup(r *http.Request, body []byte) (int, any, *apiError
 	applyPayload(m, &p, 0)
 	s.addMessageLocked(m)
 	ix.followups[m.ID] = true
-	snap := m.snapshot()
-	ix.responses = append(ix.responses, Response{Kind: KindFollowup, Message: &snap, Data: body, At: s.now()})
-	s.notifyLocked()
+	s.recordLocked(ix, KindFollowup, m, body)
 	if r.URL.Query().Get("wait") != "true" {
 		return http.StatusNoContent, nil, nil
 	}
@@ -722,21 +720,7 @@ func (s *Server) restWebhookEdit(r *http.Request, body []byte) (int, any, *apiEr
 	}
 	m, original, e := s.webhookMessageLocked(ix, r.PathValue("msg"))
 	if e == nil {
-		var p messagePayload
-		if e = decodeBody(r, body, &p); e == nil {
-			if e = validateMessage(&p, false); e == nil {
-				next := *m
-				applyPayload(&next, &p, FlagSuppressEmbeds)
-				next.Flags &^= FlagLoading
-				tmp := messagePayload{Content: &next.Content, Components: &next.Components, Embeds: &next.Embeds}
-				if !tmp.hasContent() {
-					e = &apiError{Status: http.StatusBadRequest, Code: CodeEmptyMessage, Message: "Cannot send an empty message"}
-				} else {
-					next.Edited = s.now()
-					*m = next
-				}
-			}
-		}
+		e = s.editLocked(m, r, body)
 	}
 	if e != nil {
 		s.rejectLocked(ix, e)
@@ -746,10 +730,39 @@ func (s *Server) restWebhookEdit(r *http.Request, body []byte) (int, any, *apiEr
 	if original {
 		kind = KindEditOriginal
 	}
+	s.recordLocked(ix, kind, m, body)
+	return http.StatusOK, s.wireMessage(m), nil
+}
+
+// editLocked applies the edit in body to m, as Discord does: the payload
+// is checked, the loading flag cleared, and an edit that would leave the
+// message empty is refused (m is then unchanged).
+func (s *Server) editLocked(m *message, r *http.Request, body []byte) *apiError {
+	var p messagePayload
+	if e := decodeBody(r, body, &p); e != nil {
+		return e
+	}
+	if e := validateMessage(&p, false); e != nil {
+		return e
+	}
+	next := *m
+	applyPayload(&next, &p, FlagSuppressEmbeds)
+	next.Flags &^= FlagLoading
+	tmp := messagePayload{Content: &next.Content, Components: &next.Components, Embeds: &next.Embeds}
+	if !tmp.hasContent() {
+		return &apiError{Status: http.StatusBadRequest, Code: CodeEmptyMessage, Message: "Cannot send an empty message"}
+	}
+	next.Edited = s.now()
+	*m = next
+	return nil
+}
+
+// recordLocked adds a response of kind showing m (as it is now) to the
+// interaction's responses and wakes whoever waits for it.
+func (s *Server) recordLocked(ix *interaction, kind Kind, m *message, body []byte) {
 	snap := m.snapshot()
 	ix.responses = append(ix.responses, Response{Kind: kind, Message: &snap, Data: body, At: s.now()})
 	s.notifyLocked()
-	return http.StatusOK, s.wireMessage(m), nil
 }
 
 func (s *Server) restWebhookDelete(r *http.Request, _ []byte) (int, any, *apiError) {
@@ -769,8 +782,6 @@ func (s *Server) restWebhookDelete(r *http.Request, _ []byte) (int, any, *apiErr
 	if original {
 		kind = KindDeleteOriginal
 	}
-	snap := m.snapshot()
-	ix.responses = append(ix.responses, Response{Kind: kind, Message: &snap, At: s.now()})
-	s.notifyLocked()
+	s.recordLocked(ix, kind, m, nil)
 	return http.StatusNoContent, nil, nil
 }

@@ -65,12 +65,7 @@ func (b *batcher) flightsLocked() int {
 func TestBatcherRepliesGoToTheirCallers(t *testing.T) {
 	_, rdb := pipelineServer(t)
 	b := newBatcher(rdb, 1, 1000)
-	hold := make(chan error, 1)
-	go func() {
-		ctx := context.Background()
-		hold <- b.do(ctx, redis.NewStringSliceCmd(ctx, "blpop", "gate", 10))
-	}()
-	pipelineWait(t, "the hold in flight", func() bool { return b.flightsLocked() == 1 })
+	hold := pipelineHold(t, b)
 
 	const n = 200
 	got := make([]string, n)
@@ -118,12 +113,7 @@ func TestBatcherRepliesGoToTheirCallers(t *testing.T) {
 func TestBatcherCancelledWhileQueued(t *testing.T) {
 	_, rdb := pipelineServer(t)
 	b := newBatcher(rdb, 1, 1000)
-	hold := make(chan error, 1)
-	go func() {
-		ctx := context.Background()
-		hold <- b.do(ctx, redis.NewStringSliceCmd(ctx, "blpop", "gate", 10))
-	}()
-	pipelineWait(t, "the hold in flight", func() bool { return b.flightsLocked() == 1 })
+	hold := pipelineHold(t, b)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -257,4 +247,18 @@ func TestBatcherRedisDownMidBatch(t *testing.T) {
 	if f := b.flightsLocked(); f != 0 {
 		t.Errorf("%d flights left", f)
 	}
+}
+
+// pipelineHold puts one round trip in flight on b (a BLPOP on "gate" that
+// waits until something is pushed there, or 10 s), so that further commands
+// queue; the channel yields its result.
+func pipelineHold(t *testing.T, b *batcher) <-chan error {
+	t.Helper()
+	hold := make(chan error, 1)
+	go func() {
+		ctx := context.Background()
+		hold <- b.do(ctx, redis.NewStringSliceCmd(ctx, "blpop", "gate", 10))
+	}()
+	pipelineWait(t, "the hold in flight", func() bool { return b.flightsLocked() == 1 })
+	return hold
 }

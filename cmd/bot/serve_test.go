@@ -114,15 +114,7 @@ func TestServe(t *testing.T) {
 	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
 		t.Fatal(err)
 	}
-	d, err := fake.Command(wctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7"}, Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := d.Wait(wctx)
-	if err != nil || r.Message == nil || !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
-		t.Fatalf("/ttt help answered %+v, %v", r, err)
-	}
+	wantHelp(t, wctx, fake)
 	stopServe(t, wctx, cancel, done)
 }
 
@@ -234,15 +226,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake.SetInteractionsURL(endpoint)
-	d, err := fake.Command(wctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7"}, Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := d.Wait(wctx)
-	if err != nil || r.Message == nil || !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
-		t.Fatalf("/ttt help answered %+v, %v", r, err)
-	}
+	wantHelp(t, wctx, fake)
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get(ops + path)
@@ -315,5 +299,20 @@ func stopServe(t *testing.T, wctx context.Context, cancel context.CancelFunc, do
 		}
 	case <-wctx.Done():
 		t.Fatal("serve did not shut down")
+	}
+}
+
+// wantHelp sends /ttt help through fake and checks that the bot answered
+// with the private help text.
+func wantHelp(t *testing.T, ctx context.Context, fake *fakediscord.Server) {
+	t.Helper()
+	d, err := fake.Command(ctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7"}, Name: bot.CommandName,
+		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Wait(ctx)
+	if err != nil || r.Message == nil || !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "/ttt vs-ai") {
+		t.Fatalf("/ttt help answered %+v, %v", r, err)
 	}
 }

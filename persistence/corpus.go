@@ -270,6 +270,25 @@ func (r CorpusRecord) replay() (game.Position, error) {
 	return pos, nil
 }
 
+// Replay validates r and returns its rules, starting position and moves as
+// engine values, for the consumers that replay the corpus (training).
+// Errors wrap ErrInvalid.
+func (r CorpusRecord) Replay() (game.Rules, game.Position, []game.Cell, error) {
+	if _, err := r.replay(); err != nil {
+		return game.Rules{}, game.Position{}, nil, err
+	}
+	rules, _ := game.ParseRules(r.Rules) // replay checked the rules, start and moves
+	start := game.NewPosition(rules)
+	if r.Start != "" {
+		start, _ = game.ParsePosition(rules, r.Start)
+	}
+	cells := make([]game.Cell, len(r.Moves))
+	for i, m := range r.Moves {
+		cells[i], _ = rules.ParseCell(m)
+	}
+	return rules, start, cells, nil
+}
+
 // DecodeCorpusRecord parses one JSON Lines record (surrounding space
 // allowed) and validates it. Unknown fields are refused, so a typo does not
 // pass silently. Errors wrap ErrInvalid.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -522,5 +523,22 @@ func TestAppendClockBehind(t *testing.T) {
 	b, err := e.store.ReadCorpus(ctx, "3x3k3", first, 0)
 	if err != nil || len(b.Records) != 1 || b.Records[0].ID != second {
 		t.Fatalf("after %s: %+v, %v; want %s", first, b, err, second)
+	}
+}
+
+func TestCorpusRecordReplay(t *testing.T) {
+	r := persistence.CorpusRecord{Version: 1, Game: "g1", Rules: "3x3k3", Start: "X--/---/---", Moves: []string{"1 1", "0 2"},
+		Result: "draw", End: "expired", Time: time.Unix(1, 0).UTC()}
+	rules, start, moves, err := r.Replay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []game.Cell{game.NewCell(1, 1), game.NewCell(0, 2)}
+	if rules.String() != "3x3k3" || start.String() != "X--/---/---" || !slices.Equal(moves, want) {
+		t.Errorf("Replay = %s, %s, %v; want 3x3k3, X--/---/---, %v", rules, start, moves, want)
+	}
+	r.Moves = append(r.Moves, "1 1")
+	if _, _, _, err := r.Replay(); !errors.Is(err, persistence.ErrInvalid) {
+		t.Errorf("Replay of a record with an illegal move: %v; want ErrInvalid", err)
 	}
 }

@@ -52,6 +52,11 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	if o.Dir == "" {
 		return nil, fmt.Errorf("%w: no data directory given", ErrNoServer)
 	}
+	// redis-server changes into --dir before it opens --logfile, so a
+	// relative directory would be looked up twice.
+	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+		return nil, fmt.Errorf("%w: data directory: %v", ErrNoServer, err)
+	}
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: data directory: %v", ErrNoServer, err)
 	}

@@ -2,6 +2,9 @@ package persistence_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/tttbot/ttt-bot/persistence"
@@ -31,5 +34,23 @@ func TestServerRestartKeepsData(t *testing.T) {
 	}
 	if err := persistence.New(c, persistence.Options{}).Ping(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServerRelativeDir starts a server on a data directory given relative
+// to the working directory, as Open's default ".redis-data" is.
+func TestServerRelativeDir(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("redis-server not installed")
+	}
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	srv, err := persistence.StartServer(ctx, persistence.ServerOptions{Dir: "data", AppendOnly: true})
+	if err != nil {
+		t.Fatalf("StartServer on a relative directory: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	if !filepath.IsAbs(srv.Dir()) {
+		t.Errorf("Dir() = %q; want an absolute path", srv.Dir())
 	}
 }

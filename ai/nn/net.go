@@ -166,8 +166,11 @@ func (n *Net) derive() {
 
 // New returns a network of architecture a with He-initialised weights
 // drawn from rng and zero biases. It fails with ErrArch for a bad
-// architecture.
+// architecture, and with ErrTrain for a nil rng.
 func New(a Arch, rng *rand.Rand) (*Net, error) {
+	if rng == nil {
+		return nil, fmt.Errorf("%w: no random source for the initial weights", ErrTrain)
+	}
 	s, err := newShape(a)
 	if err != nil {
 		return nil, err

@@ -222,6 +222,9 @@ func TestNewRejectsBadArch(t *testing.T) {
 			t.Errorf("New(%v) succeeded", a)
 		}
 	}
+	if _, err := New(Arch{Rules: "3x3k3", Hidden: []int{8}}, nil); !errors.Is(err, ErrTrain) {
+		t.Errorf("New with a nil rng: %v; want ErrTrain", err)
+	}
 }
 
 // lossAndGrad returns the total loss of samples under t's weights and its

@@ -1,0 +1,333 @@
+package retrain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/ai/train"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// maxCorruptSamples bounds the corrupt records described in a report.
+const maxCorruptSamples = 5
+
+// run is one Run in progress.
+type run struct {
+	job      *Job
+	req      Request
+	rules    string
+	lock     persistence.Lock
+	progress func(Progress)
+	rep      Report
+}
+
+// stage reports progress.
+func (r *run) stage(name string, done, total int, e *nn.Epoch) {
+	r.progress(Progress{Rules: r.rules, Stage: name, Done: done, Total: total, Epoch: e})
+}
+
+// do runs the steps after the lock is taken, filling r.rep.
+func (r *run) do(ctx context.Context) error {
+	j := r.job
+	now := j.cfg.Now
+	if err := r.checkGate(); err != nil {
+		return err
+	}
+
+	// 1. The corpus.
+	t0 := now()
+	r.stage("corpus", 0, 0, nil)
+	games, last, err := r.readCorpus(ctx)
+	if err != nil {
+		return err
+	}
+	r.rep.Durations.Corpus = seconds(now().Sub(t0))
+
+	// 2. The live model.
+	r.stage("model", 0, 0, nil)
+	live, err := r.loadLive(ctx)
+	if err != nil {
+		return err
+	}
+
+	// 3. Training.
+	t0 = now()
+	tc := j.cfg.Train
+	tc.Rules = r.req.Rules
+	tc.Workers = j.Workers()
+	if len(tc.Arch.Hidden) > 0 && tc.Arch.Rules == "" {
+		tc.Arch.Rules = r.rules
+	}
+	if tc.Arch.Rules != "" && tc.Arch.Rules != r.rules {
+		tc.Arch = nn.Arch{} // a template for other rules: the default shape
+	}
+	want := tc.Arch
+	if len(want.Hidden) == 0 {
+		want = nn.DefaultArch(r.req.Rules)
+	}
+	if live != nil && slices.Equal(live.Arch().Hidden, want.Hidden) {
+		tc.Init, r.rep.WarmStart = live, true
+	}
+	if tc.EvalGames == 0 {
+		tc.EvalGames = -1
+	}
+	if tc.Now.IsZero() {
+		tc.Now = now()
+	}
+	res, err := train.Run(ctx, tc, games, func(p train.Progress) {
+		r.stage(p.Stage, p.Done, p.Total, p.Epoch)
+	})
+	r.rep.Durations.Training = seconds(now().Sub(t0))
+	if err != nil {
+		return fmt.Errorf("retrain: training %s: %w", r.rules, err)
+	}
+	tr := res.Report
+	r.rep.Epochs, tr.Epochs = tr.Epochs, nil
+	r.rep.Training = &tr
+
+	// 4. The gate.
+	t0 = now()
+	g, err := r.gate(ctx, res.Net, live)
+	r.rep.Durations.Gate = seconds(now().Sub(t0))
+	if err != nil {
+		return err
+	}
+	r.rep.Gate = &g
+	r.rep.Promoted = g.Pass
+	if g.Pass {
+		r.rep.Outcome = OutcomePromoted
+		r.rep.Reason = "promoted: " + g.summary()
+	} else {
+		r.rep.Outcome = OutcomeRejected
+		r.rep.Reason = "rejected: " + strings.Join(g.Failures, "; ")
+	}
+
+	// 5. Publish, or keep the candidate.
+	t0 = now()
+	r.stage("publish", 0, 0, nil)
+	if g.Pass {
+		err = r.publish(ctx, res.Net)
+	} else {
+		err = r.keep(ctx, res.Net)
+	}
+	r.rep.Durations.Publish = seconds(now().Sub(t0))
+	if err != nil {
+		return err
+	}
+
+	// 6. The checkpoint. Failing to move it does not undo the run: the
+	// next run counts these games as new again.
+	if last != "" && last != "0" {
+		if err := j.store.AdvanceCheckpoint(ctx, r.rules, Consumer, last); err != nil {
+			r.rep.Error = fmt.Sprintf("the checkpoint did not move (%v); the next run counts these games as new again", err)
+			return nil
+		}
+		r.rep.Checkpoint = last
+	}
+	return nil
+}
+
+// readCorpus reads the rules' whole corpus as training games and fills
+// the report's corpus summary. It returns the ID of the last entry read.
+func (r *run) readCorpus(ctx context.Context) ([]train.Game, string, error) {
+	st := r.job.store
+	since, err := st.Checkpoint(ctx, r.rules, Consumer)
+	if err != nil {
+		return nil, "", fmt.Errorf("retrain: %w", err)
+	}
+	sum := &r.rep.Corpus
+	sum.Since = since
+	var games []train.Game
+	last, err := st.ScanCorpus(ctx, r.rules, "0", func(e persistence.CorpusEntry) error {
+		rules, g, err := GameOf(e.Record)
+		if err == nil && !rules.Equal(r.req.Rules) {
+			err = fmt.Errorf("a %s game in the %s corpus", rules, r.req.Rules)
+		}
+		if err != nil {
+			// ScanCorpus validated the record already; a record that
+			// does not replay now is corrupt all the same.
+			sum.Corrupt++
+			if len(sum.CorruptSamples) < maxCorruptSamples {
+				sum.CorruptSamples = append(sum.CorruptSamples, fmt.Sprintf("%s: %v", e.ID, err))
+			}
+			return nil
+		}
+		games = append(games, g)
+		sum.Games++
+		if g.Human[0] || g.Human[1] {
+			sum.HumanGames++
+		}
+		if streamAfter(e.ID, since) {
+			sum.NewGames++
+		}
+		return nil
+	}, func(c persistence.CorruptEntry) {
+		sum.Corrupt++
+		if len(sum.CorruptSamples) < maxCorruptSamples {
+			sum.CorruptSamples = append(sum.CorruptSamples, c.Err.Error())
+		}
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("retrain: reading the %s corpus: %w", r.rules, err)
+	}
+	r.stage("corpus", sum.Games, sum.Games, nil)
+	return games, last, nil
+}
+
+// GameOf converts a corpus record into its rules and a training game. A
+// player with a user (a pseudonym) is a person; an AI level or an unknown
+// player (as in imported games.txt) is not, so its moves never train the
+// human-move head. Errors wrap persistence.ErrInvalid.
+func GameOf(rec persistence.CorpusRecord) (game.Rules, train.Game, error) {
+	rules, start, moves, err := rec.Replay()
+	if err != nil {
+		return game.Rules{}, train.Game{}, err
+	}
+	return rules, train.Game{Start: start, Moves: moves, Human: [2]bool{rec.X.User != "", rec.O.User != ""}, Time: rec.Time}, nil
+}
+
+// streamAfter reports whether stream ID a comes after b ("ms-seq" or
+// "ms"; "0" or "" come before everything).
+func streamAfter(a, b string) bool {
+	am, as := splitStreamID(a)
+	bm, bs := splitStreamID(b)
+	return am > bm || am == bm && as > bs
+}
+
+// splitStreamID parses a stream ID; a malformed one counts as 0-0.
+func splitStreamID(id string) (ms, seq uint64) {
+	a, b, _ := strings.Cut(id, "-")
+	ms, _ = strconv.ParseUint(a, 10, 64)
+	seq, _ = strconv.ParseUint(b, 10, 64)
+	return ms, seq
+}
+
+// loadLive loads the live model (the registry's current version, else the
+// shipped weights, else none) and fills r.rep.Live. A model that does not
+// load is reported and passed over; only a failure to reach Redis fails.
+func (r *run) loadLive(ctx context.Context) (*nn.Net, error) {
+	live := &r.rep.Live
+	var fallback []string
+	m, blob, err := r.job.store.LoadModel(ctx, r.rules, 0)
+	switch {
+	case err == nil:
+		n, meta, err := nn.UnmarshalFor(blob, r.req.Rules)
+		if err == nil {
+			a := n.Arch()
+			*live = LiveModel{Source: SourceRegistry, Version: m.Version, Label: meta.Version, Arch: &a}
+			return n, nil
+		}
+		fallback = append(fallback, fmt.Sprintf("registry version %d does not load (%v)", m.Version, err))
+	case errors.Is(err, persistence.ErrNotFound):
+	case errors.Is(err, persistence.ErrCorrupt):
+		fallback = append(fallback, fmt.Sprintf("the registry's current version is corrupt (%v)", err))
+	default:
+		return nil, fmt.Errorf("retrain: loading the live %s model: %w", r.rules, err)
+	}
+	if d := r.job.cfg.Defaults; d != nil {
+		blob, err := d(r.rules)
+		if err == nil {
+			var n *nn.Net
+			var meta nn.Meta
+			if n, meta, err = nn.UnmarshalFor(blob, r.req.Rules); err == nil {
+				a := n.Arch()
+				*live = LiveModel{Source: SourceShipped, Label: meta.Version, Arch: &a, Fallback: strings.Join(fallback, "; ")}
+				return n, nil
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			fallback = append(fallback, fmt.Sprintf("the shipped weights do not load (%v)", err))
+		}
+	}
+	*live = LiveModel{Source: SourceNone, Fallback: strings.Join(fallback, "; ")}
+	return nil, nil
+}
+
+// weights encodes the candidate with its metadata.
+func (r *run) weights(n *nn.Net, label string) ([]byte, []byte, error) {
+	training, err := json.Marshal(struct {
+		Corpus   CorpusSummary `json:"corpus"`
+		Training *train.Report `json:"training"`
+		Epochs   []nn.Epoch    `json:"epochs"`
+	}{r.rep.Corpus, r.rep.Training, r.rep.Epochs})
+	if err != nil {
+		return nil, nil, fmt.Errorf("retrain: encoding the training summary: %w", err)
+	}
+	eval, err := json.Marshal(r.rep.Gate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("retrain: encoding the gate report: %w", err)
+	}
+	blob, err := nn.Marshal(n, nn.Meta{Version: label, Created: r.job.cfg.Now().UTC(), Training: training, Eval: eval})
+	if err != nil {
+		return nil, nil, fmt.Errorf("retrain: encoding the %s network: %w", r.rules, err)
+	}
+	return blob, eval, nil
+}
+
+// publish checks the lock and publishes the candidate.
+func (r *run) publish(ctx context.Context, n *nn.Net) error {
+	st := r.job.store
+	metas, cur, err := st.ModelVersions(ctx, r.rules)
+	if err != nil {
+		return fmt.Errorf("retrain: %w", err)
+	}
+	next := cur
+	for _, m := range metas {
+		next = max(next, m.Version)
+	}
+	next++
+	label := "redis-" + strconv.FormatInt(next, 10)
+	blob, eval, err := r.weights(n, label)
+	if err != nil {
+		return err
+	}
+	// The fence: nothing is published by a run whose lease ran out.
+	if err := st.CheckLock(ctx, r.lock); err != nil {
+		return fmt.Errorf("%w: before publishing: %w", ErrLockLost, err)
+	}
+	m, err := st.PublishModel(ctx, r.rules, persistence.ModelMeta{Eval: eval}, blob)
+	if err != nil {
+		return fmt.Errorf("retrain: %w", err)
+	}
+	r.rep.Published = &Published{Version: m.Version, Label: label, SHA256: m.SHA256, Size: m.Size}
+	r.rep.Reason += fmt.Sprintf("; published as version %d", m.Version)
+	return nil
+}
+
+// keep saves the rejected candidate with the report.
+func (r *run) keep(ctx context.Context, n *nn.Net) error {
+	label := "candidate-" + r.job.cfg.Now().UTC().Format("20060102T150405Z")
+	blob, _, err := r.weights(n, label)
+	if err != nil {
+		return err
+	}
+	report, err := json.Marshal(r.rep)
+	if err != nil {
+		return fmt.Errorf("retrain: encoding the report: %w", err)
+	}
+	st := r.job.store
+	if err := st.CheckLock(ctx, r.lock); err != nil {
+		return fmt.Errorf("%w: before keeping the candidate: %w", ErrLockLost, err)
+	}
+	m, err := st.SaveCandidate(ctx, r.rules, persistence.CandidateMeta{Report: report}, blob)
+	if err != nil {
+		return fmt.Errorf("retrain: %w", err)
+	}
+	r.rep.Candidate = &KeptCandidate{
+		Where:   fmt.Sprintf("the %s candidate slot of the model registry (persistence Store.LoadCandidate)", r.rules),
+		Label:   label,
+		SHA256:  m.SHA256,
+		Size:    m.Size,
+		Created: m.Created,
+	}
+	r.rep.Reason += "; candidate kept for inspection"
+	return nil
+}

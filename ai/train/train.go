@@ -187,10 +187,21 @@ type Report struct {
 	// Samples is the size of the training set, symmetric images included.
 	Samples int        `json:"samples"`
 	Epochs  []nn.Epoch `json:"epochs"`
-	Eval    Eval       `json:"eval"`
+	Eval    Eval       `json:"eval,omitzero"`
 	// Stages holds the wall time of each stage.
 	Stages   map[string]time.Duration `json:"stages"`
 	Duration time.Duration            `json:"duration"`
+}
+
+// Summary returns r as a weights file keeps it in its "training"
+// metadata: with the last epoch only (the curves are in the full report)
+// and without the evaluation, which the file keeps apart in "eval".
+func (r Report) Summary() Report {
+	r.Eval = Eval{}
+	if n := len(r.Epochs); n > 0 {
+		r.Epochs = r.Epochs[n-1:]
+	}
+	return r
 }
 
 // DefaultSelfPlay returns the number of self-play games Run plays for r

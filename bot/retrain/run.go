@@ -253,11 +253,14 @@ func (r *run) loadLive(ctx context.Context) (*nn.Net, error) {
 
 // weights encodes the candidate with its metadata.
 func (r *run) weights(n *nn.Net, label string) ([]byte, []byte, error) {
+	var summary train.Report
+	if r.rep.Training != nil {
+		summary = r.rep.Training.Summary()
+	}
 	training, err := json.Marshal(struct {
-		Corpus   CorpusSummary `json:"corpus"`
-		Training *train.Report `json:"training"`
-		Epochs   []nn.Epoch    `json:"epochs"`
-	}{r.rep.Corpus, r.rep.Training, r.rep.Epochs})
+		Corpus CorpusSummary `json:"corpus"`
+		Report train.Report  `json:"report"`
+	}{r.rep.Corpus, summary})
 	if err != nil {
 		return nil, nil, fmt.Errorf("retrain: encoding the training summary: %w", err)
 	}

@@ -21,8 +21,6 @@ const (
 	KeyNotModerator = "reply.not_moderator"
 	// keyEnded tells a moderator how many games they ended.
 	keyEnded = "admin.ended"
-	// keyNoModel says no network is live for a board yet.
-	keyNoModel = "admin.no_model"
 )
 
 // maxChannelScan bounds the live games end-game looks through.
@@ -39,9 +37,11 @@ func (b *Bot) admin(ctx context.Context, c *call, r Request) error {
 	case EndGameRequest:
 		return b.endGames(ctx, c)
 	case ModelRequest:
-		return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyNoModel, "rules", b.render.rulesText(c.loc, r.Rules)))
+		return b.model(ctx, c, r)
+	case RetrainRequest:
+		return b.retrainCommand(ctx, c, r)
 	}
-	return userErr(KeyUnavailable) // retrain: networks arrive with learning
+	return userErr(KeyUnavailable)
 }
 
 // moderator reports whether the member behind i may use /ttt-admin: with

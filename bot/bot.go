@@ -15,6 +15,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -53,6 +55,14 @@ type Deps struct {
 	Logger *slog.Logger
 	// AppID is the application ID, for registering commands.
 	AppID string
+	// Models, if set, are the networks the neural and humanlike levels of
+	// Levels play (a ModelWatcher keeps them current); /ttt-admin model
+	// shows them, and those levels are refused on boards without one.
+	// nil means no networks.
+	Models *nn.Set
+	// Retrain, if set, is the retrain job /ttt-admin retrain runs (in the
+	// RunSweeper loop); nil means retraining is unavailable.
+	Retrain *retrain.Job
 }
 
 // Options are a Bot's optional settings; the zero value asks for the
@@ -82,6 +92,9 @@ type Options struct {
 	// AdminRoles are role IDs whose members may use /ttt-admin besides
 	// members with the Manage Server permission.
 	AdminRoles []string
+	// ProgressEvery is the least time between two edits of a retrain's
+	// message with its progress; default DefaultProgressEvery.
+	ProgressEvery time.Duration
 }
 
 // ErrConfig reports a Bot built without a required dependency.
@@ -106,6 +119,8 @@ type Bot struct {
 	handlerTimeout time.Duration
 	lc             lifecycle
 	metrics        *Metrics
+	models         *nn.Set
+	retrain        *retrain.Job
 
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
@@ -138,7 +153,7 @@ func New(d Deps, o Options) (*Bot, error) {
 		cat: d.Catalog, signer: d.Signer, render: NewRenderer(d.Catalog, d.Signer),
 		log: d.Logger, appID: d.AppID, now: o.Now, rng: o.Rand,
 		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout, metrics: o.Metrics,
-		lc: newLifecycle(o),
+		lc: newLifecycle(o), models: d.Models, retrain: d.Retrain,
 	}, nil
 }
 

@@ -45,6 +45,7 @@ const (
 	optO          = "o"
 	optUser       = "user"
 	optScope      = "scope"
+	optRollback   = "rollback"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -153,7 +154,7 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 		Contexts:                 &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
 		Options: []*discordgo.ApplicationCommandOption{
 			b.sub(SubRetrain, board()),
-			b.sub(SubModel, board()),
+			b.sub(SubModel, board(), b.option(discordgo.ApplicationCommandOptionBoolean, optRollback, false)),
 			b.sub(SubEndGame),
 		},
 	}

@@ -114,14 +114,17 @@ type HelpRequest struct{}
 
 // RetrainRequest is /ttt-admin retrain.
 type RetrainRequest struct {
-	// Rules is the board whose network to retrain.
+	// Rules is the board whose network to retrain: the board option, else
+	// 3x3 (one board per run: the job holds a lock shared by all boards).
 	Rules game.Rules
 }
 
 // ModelRequest is /ttt-admin model.
 type ModelRequest struct {
-	// Rules is the board whose network to show.
+	// Rules is the board whose network to show (default 3x3).
 	Rules game.Rules
+	// Rollback asks to make the previous version live again.
+	Rollback bool
 }
 
 // EndGameRequest is /ttt-admin end-game.
@@ -198,9 +201,10 @@ func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseCon
 			req = RetrainRequest{Rules: r}
 		}
 	case AdminCommandName + " " + SubModel:
-		var r game.Rules
-		if r, err = o.rules(); err == nil {
-			req = ModelRequest{Rules: r}
+		var r ModelRequest
+		if r.Rules, err = o.rules(); err == nil {
+			r.Rollback, _, err = o.boolean(optRollback)
+			req = r
 		}
 	case AdminCommandName + " " + SubEndGame:
 		req = EndGameRequest{}
@@ -371,6 +375,18 @@ func (o *options) str(name string) (string, bool, error) {
 		return "", false, optErr(name)
 	}
 	return s, true, nil
+}
+
+func (o *options) boolean(name string) (bool, bool, error) {
+	v, ok, err := o.take(name, discordgo.ApplicationCommandOptionBoolean)
+	if !ok || err != nil {
+		return false, ok, err
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		return false, false, optErr(name)
+	}
+	return b, true, nil
 }
 
 func (o *options) user(name string) (string, bool, error) {

@@ -117,6 +117,8 @@ func cmd(t testing.TB, name, sub string, opts ...any) *discordgo.ApplicationComm
 		switch v.(type) {
 		case int, float64:
 			o.Type = discordgo.ApplicationCommandOptionInteger
+		case bool:
+			o.Type = discordgo.ApplicationCommandOptionBoolean
 		case user:
 			o.Type, o.Value = discordgo.ApplicationCommandOptionUser, string(v.(user))
 		}
@@ -179,6 +181,7 @@ func TestParseCommand(t *testing.T) {
 		{"help", cmd(t, "ttt", "help"), HelpRequest{}},
 		{"retrain", cmd(t, "ttt-admin", "retrain", "board", "5x5k5"), RetrainRequest{Rules: r("5x5k5")}},
 		{"model", cmd(t, "ttt-admin", "model"), ModelRequest{Rules: game.Classic()}},
+		{"model rollback", cmd(t, "ttt-admin", "model", "board", "4x4k4", "rollback", true), ModelRequest{Rules: r("4x4k4"), Rollback: true}},
 		{"end-game", cmd(t, "ttt-admin", "end-game"), EndGameRequest{}},
 	}
 	for _, tt := range tests {
@@ -257,6 +260,8 @@ func TestParseCommandErrors(t *testing.T) {
 		{"duel missing o", cmd(t, "ttt", "ai-duel", "x", "easy"), "error.bad_option", ""},
 		{"bad scope", cmd(t, "ttt", "leaderboard", "scope", "galaxy"), "error.bad_option", ""},
 		{"retrain too big", cmd(t, "ttt-admin", "retrain", "rows", 8), "error.board_too_big", ""},
+		{"rollback not a bool", cmd(t, "ttt-admin", "model", "rollback", "yes"), "error.bad_option", ""},
+		{"rollback on retrain", cmd(t, "ttt-admin", "retrain", "rollback", true), "error.bad_option", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

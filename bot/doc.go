@@ -17,4 +17,12 @@
 //     discordgo.InteractionResponseData sent to Discord: the board as a grid
 //     of buttons, challenges, and short ephemeral replies. CheckMessage
 //     verifies Discord's size limits.
+//
+// Around them, Bot handles interactions through a Store and the AI levels.
+// The networks the neural and humanlike levels play are kept current by a
+// ModelWatcher (the model registry's versions, hot-swapped as they are
+// published or rolled back, else the shipped weights); /ttt-admin model
+// shows and rolls them back, and /ttt-admin retrain runs the retrain job
+// (package bot/retrain) in the RunSweeper loop, editing its message with
+// the progress and ending it with a report embed and a PNG chart.
 package bot

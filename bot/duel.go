@@ -26,6 +26,11 @@ type duelJob struct {
 // plays one move per Options.DuelStep by editing it.
 func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
 	x, o := r.X, r.O
+	for _, level := range []string{x.Level, o.Level} {
+		if err := b.checkNetwork(ctx, c.loc, level, game.NewPosition(r.Rules)); err != nil {
+			return err
+		}
+	}
 	if !r.SeedSet {
 		x.Seed, o.Seed = b.seed(), b.seed()
 	}

@@ -326,12 +326,13 @@ func TestE2EAdmin(t *testing.T) {
 		}
 	}
 
+	// Without networks or a retrain job (see TestE2ERetrain for them).
 	r = admin(alice, mod, bot.SubModel)
-	if want := e.cat.Text(bot.DefaultLocale, "admin.no_model", "rules", e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")); r.Message.Content != want {
+	if want := e.cat.Text(bot.DefaultLocale, "model.none", "rules", e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")); r.Message.Content != want {
 		t.Fatalf("model answered %q, want %q", r.Message.Content, want)
 	}
 	r = admin(alice, mod, bot.SubRetrain)
-	e.wantReply(r, bot.KeyUnavailable)
+	e.wantReply(r, bot.KeyRetrainOff)
 	e.noFailures()
 }
 

@@ -154,6 +154,9 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 			return positionErr(r.Rules, err)
 		}
 	}
+	if err := b.checkNetwork(ctx, c.loc, r.AI.Level, start); err != nil {
+		return err
+	}
 	comp := r.AI
 	if !r.SeedSet {
 		comp.Seed = b.seed()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -295,6 +296,8 @@ func ErrorKey(err error) string {
 		return KeyBoardChanged
 	case errors.Is(err, persistence.ErrBusy):
 		return KeyBusy
+	case errors.Is(err, ai.ErrNoModel):
+		return KeyNoModel
 	}
 	return KeyInternal
 }

@@ -34,17 +34,25 @@ type lifecycle struct {
 	// duels hands new duels to the running RunSweeper loop, which plays
 	// them under its context.
 	duels chan duelJob
+	// retrains hands /ttt-admin retrain runs to the RunSweeper loop, which
+	// runs them under its context (so they stop, and say so, at shutdown).
+	retrains chan *retrainRun
+	// progressEvery spaces the progress edits of a retrain's message.
+	progressEvery time.Duration
 }
 
 // newLifecycle applies the defaults of o.
 func newLifecycle(o Options) lifecycle {
 	l := lifecycle{turnTime: o.TurnTime, duelStep: o.DuelStep, adminRoles: append([]string(nil), o.AdminRoles...),
-		duels: make(chan duelJob)}
+		duels: make(chan duelJob), retrains: make(chan *retrainRun)}
 	if l.turnTime <= 0 {
 		l.turnTime = DefaultTurnTime
 	}
 	if l.duelStep <= 0 {
 		l.duelStep = DefaultDuelStep
+	}
+	if l.progressEvery = o.ProgressEvery; l.progressEvery <= 0 {
+		l.progressEvery = DefaultProgressEvery
 	}
 	return l
 }

@@ -17,8 +17,9 @@ const sweepBatch = 100
 // processes each applies once), which loses games on time and expires
 // challenges and abandoned games, edits their messages to the final state
 // and records the finished games; and it plays the AI duels started with
-// /ttt ai-duel, which stop cleanly (their boards say so) when ctx ends.
-// Without a running RunSweeper, /ttt ai-duel is refused.
+// /ttt ai-duel and the retrains started with /ttt-admin retrain, which
+// stop cleanly (their messages say so) when ctx ends. Without a running
+// RunSweeper, /ttt ai-duel and /ttt-admin retrain are refused.
 func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = time.Second
@@ -34,6 +35,13 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 			b.runDuel(ctx, job)
 		}()
 	}
+	startRetrain := func(run *retrainRun) {
+		duels.Add(1)
+		go func() {
+			defer duels.Done()
+			b.runRetrain(ctx, run)
+		}()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -44,12 +52,16 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 				select {
 				case job := <-b.lc.duels:
 					start(job)
+				case run := <-b.lc.retrains:
+					startRetrain(run)
 				default:
 					return
 				}
 			}
 		case job := <-b.lc.duels:
 			start(job)
+		case run := <-b.lc.retrains:
+			startRetrain(run)
 		case <-tick.C:
 			b.sweep(ctx)
 		}

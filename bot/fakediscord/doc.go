@@ -19,4 +19,7 @@
 // the way Discord does (authorization, JSON, component and length limits,
 // one acknowledgement per interaction, the 3 second acknowledgement window,
 // webhook token lifetime) and answers with Discord-shaped error bodies.
+// Files the bot uploads with a message or an edit (multipart bodies, as
+// discordgo sends File values) are recorded as Message.Attachments, with
+// their names, content types and bytes, and served at their CDN addresses.
 package fakediscord

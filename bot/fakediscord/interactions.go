@@ -531,6 +531,11 @@ func (s *Server) callbackLocked(ix *interaction, contentType string, body []byte
 			return errInvalidJSON()
 		}
 	}
+	files, e := decodeUploads(contentType, body)
+	if e != nil {
+		return e
+	}
+	p.files = len(files)
 	if !callbackAllowed(ix.kind, cb.Type, ix.messageID != "") {
 		return formError("type", "INTERACTION_RESPONSE_TYPE_INVALID",
 			fmt.Sprintf("Interaction response type %d is not valid for interaction type %d", cb.Type, ix.kind))
@@ -543,6 +548,9 @@ func (s *Server) callbackLocked(ix *interaction, contentType string, body []byte
 		}
 		m := s.newInteractionMessageLocked(ix, flagsOf(&p)&allowedMessageFlags)
 		applyPayload(m, &p, 0)
+		if e := s.attachLocked(m, &p, files); e != nil {
+			return e
+		}
 		s.addMessageLocked(m)
 		ix.originalID, affected = m.ID, m
 	case callbackDeferredMessage:
@@ -561,8 +569,13 @@ func (s *Server) callbackLocked(ix *interaction, contentType string, body []byte
 			if e := validateMessage(&p, false); e != nil {
 				return e
 			}
-			applyPayload(m, &p, FlagSuppressEmbeds)
-			m.Edited = s.now()
+			next := *m
+			if e := s.attachLocked(&next, &p, files); e != nil {
+				return e
+			}
+			applyPayload(&next, &p, FlagSuppressEmbeds)
+			next.Edited = s.now()
+			*m = next
 		}
 		ix.originalID, affected = m.ID, m
 	case callbackAutocomplete:
@@ -678,19 +691,20 @@ func (s *Server) restFollowup(r *http.Request, body []byte) (int, any, *apiError
 		return 0, nil, e
 	}
 	var p messagePayload
-	if e := decodeBody(r, body, &p); e != nil {
-		s.rejectLocked(ix, e)
-		return 0, nil, e
-	}
-	if e := validateMessage(&p, true); e != nil {
+	files, e := decodeMessage(r, body, &p, true)
+	if e != nil {
 		s.rejectLocked(ix, e)
 		return 0, nil, e
 	}
 	m := s.newInteractionMessageLocked(ix, flagsOf(&p)&allowedMessageFlags)
 	applyPayload(m, &p, 0)
+	if e := s.attachLocked(m, &p, files); e != nil {
+		s.rejectLocked(ix, e)
+		return 0, nil, e
+	}
 	s.addMessageLocked(m)
 	ix.followups[m.ID] = true
-	s.recordLocked(ix, KindFollowup, m, body)
+	s.recordLocked(ix, KindFollowup, m, payloadJSON(r.Header.Get("Content-Type"), body))
 	if r.URL.Query().Get("wait") != "true" {
 		return http.StatusNoContent, nil, nil
 	}
@@ -730,25 +744,27 @@ func (s *Server) restWebhookEdit(r *http.Request, body []byte) (int, any, *apiEr
 	if original {
 		kind = KindEditOriginal
 	}
-	s.recordLocked(ix, kind, m, body)
+	s.recordLocked(ix, kind, m, payloadJSON(r.Header.Get("Content-Type"), body))
 	return http.StatusOK, s.wireMessage(m), nil
 }
 
 // editLocked applies the edit in body to m, as Discord does: the payload
-// is checked, the loading flag cleared, and an edit that would leave the
-// message empty is refused (m is then unchanged).
+// is checked, attachments kept or added (see attachLocked), the loading
+// flag cleared, and an edit that would leave the message empty is refused
+// (m is then unchanged).
 func (s *Server) editLocked(m *message, r *http.Request, body []byte) *apiError {
 	var p messagePayload
-	if e := decodeBody(r, body, &p); e != nil {
-		return e
-	}
-	if e := validateMessage(&p, false); e != nil {
+	files, e := decodeMessage(r, body, &p, false)
+	if e != nil {
 		return e
 	}
 	next := *m
+	if e := s.attachLocked(&next, &p, files); e != nil {
+		return e
+	}
 	applyPayload(&next, &p, FlagSuppressEmbeds)
 	next.Flags &^= FlagLoading
-	tmp := messagePayload{Content: &next.Content, Components: &next.Components, Embeds: &next.Embeds}
+	tmp := messagePayload{Content: &next.Content, Components: &next.Components, Embeds: &next.Embeds, files: len(next.Attachments)}
 	if !tmp.hasContent() {
 		return &apiError{Status: http.StatusBadRequest, Code: CodeEmptyMessage, Message: "Cannot send an empty message"}
 	}

@@ -81,6 +81,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGateway(w, r)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/attachments/") {
+		s.serveAttachment(w, r)
+		return
+	}
 	loc := apiPrefix.FindStringIndex(r.URL.Path)
 	if loc == nil {
 		writeJSON(w, http.StatusNotFound, &apiError{Message: "404: Not Found"})
@@ -134,6 +138,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decodeBody decodes a JSON body, or the payload_json part of a multipart one.
 func decodeBody(r *http.Request, body []byte, v any) *apiError {
 	return decodeTyped(r.Header.Get("Content-Type"), body, v)
+}
+
+// decodeMessage decodes and checks a message create (create true) or edit
+// body into p and returns the files uploaded with it.
+func decodeMessage(r *http.Request, body []byte, p *messagePayload, create bool) ([]upload, *apiError) {
+	if e := decodeBody(r, body, p); e != nil {
+		return nil, e
+	}
+	files, e := decodeUploads(r.Header.Get("Content-Type"), body)
+	if e != nil {
+		return nil, e
+	}
+	p.files = len(files)
+	if e := validateMessage(p, create); e != nil {
+		return nil, e
+	}
+	return files, nil
 }
 
 // decodeTyped is decodeBody for a body of the given content type.
@@ -342,16 +363,17 @@ func (s *Server) restCommandDelete(r *http.Request, _ []byte) (int, any, *apiErr
 
 func (s *Server) restChannelCreate(r *http.Request, body []byte) (int, any, *apiError) {
 	var p messagePayload
-	if e := decodeBody(r, body, &p); e != nil {
-		return 0, nil, e
-	}
-	if e := validateMessage(&p, true); e != nil {
+	files, e := decodeMessage(r, body, &p, true)
+	if e != nil {
 		return 0, nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := &message{ChannelID: r.PathValue("channel"), GuildID: s.channelGuild[r.PathValue("channel")]}
 	applyPayload(m, &p, allowedChannelEditFlags|FlagSuppressNotify)
+	if e := s.attachLocked(m, &p, files); e != nil {
+		return 0, nil, e
+	}
 	s.addMessageLocked(m)
 	s.notifyLocked()
 	return http.StatusOK, s.wireMessage(m), nil
@@ -379,16 +401,17 @@ func (s *Server) restChannelMessage(r *http.Request, _ []byte) (int, any, *apiEr
 
 func (s *Server) restChannelEdit(r *http.Request, body []byte) (int, any, *apiError) {
 	var p messagePayload
-	if e := decodeBody(r, body, &p); e != nil {
-		return 0, nil, e
-	}
-	if e := validateMessage(&p, false); e != nil {
+	files, e := decodeMessage(r, body, &p, false)
+	if e != nil {
 		return 0, nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, e := s.channelMessageLocked(r)
 	if e != nil {
+		return 0, nil, e
+	}
+	if e := s.attachLocked(m, &p, files); e != nil {
 		return 0, nil, e
 	}
 	applyPayload(m, &p, allowedChannelEditFlags)

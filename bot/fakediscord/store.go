@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -46,6 +47,7 @@ type Message struct {
 	Content       string
 	Rows          []Component // top-level action rows
 	Embeds        []*discordgo.MessageEmbed
+	Attachments   []Attachment // files uploaded with the message or its edits
 	Flags         int
 	Ephemeral     bool   // only VisibleTo can see it
 	VisibleTo     string // user ID for ephemeral messages
@@ -81,6 +83,7 @@ type message struct {
 	Content                string
 	Components             json.RawMessage
 	Embeds                 json.RawMessage
+	Attachments            []Attachment
 	Flags                  int
 	VisibleTo              string
 	InteractionID          string
@@ -140,6 +143,10 @@ func (m *message) snapshot() Message {
 	if len(m.Embeds) > 0 {
 		_ = json.Unmarshal(m.Embeds, &out.Embeds) // validated on the way in
 	}
+	for _, a := range m.Attachments {
+		a.Data = bytes.Clone(a.Data)
+		out.Attachments = append(out.Attachments, a)
+	}
 	return out
 }
 
@@ -150,7 +157,7 @@ func (s *Server) wireMessage(m *message) map[string]any {
 		"author":           map[string]any{"id": s.opts.AppID, "username": s.opts.BotName, "discriminator": "0", "bot": true},
 		"timestamp":        m.Created.UTC().Format(time.RFC3339Nano),
 		"edited_timestamp": nil, "tts": false, "mention_everyone": false, "mentions": []any{},
-		"attachments": []any{}, "pinned": false, "type": 0, "application_id": s.opts.AppID,
+		"attachments": wireAttachments(m), "pinned": false, "type": 0, "application_id": s.opts.AppID,
 		"components": rawOr(m.Components), "embeds": rawOr(m.Embeds),
 	}
 	if m.GuildID != "" {

@@ -90,6 +90,11 @@ type messagePayload struct {
 	Components *json.RawMessage `json:"components"`
 	Embeds     *json.RawMessage `json:"embeds"`
 	Flags      *int             `json:"flags"`
+	// Attachments lists the attachments an edit keeps (and describes new
+	// uploads); see keptAttachments.
+	Attachments *json.RawMessage `json:"attachments"`
+	// files is the number of files uploaded with the payload (multipart).
+	files int
 	// Modal and autocomplete callback fields.
 	CustomID string            `json:"custom_id"`
 	Title    string            `json:"title"`
@@ -97,7 +102,7 @@ type messagePayload struct {
 }
 
 func (p *messagePayload) hasContent() bool {
-	return (p.Content != nil && *p.Content != "") || nonEmptyArray(p.Components) || nonEmptyArray(p.Embeds)
+	return (p.Content != nil && *p.Content != "") || nonEmptyArray(p.Components) || nonEmptyArray(p.Embeds) || p.files > 0
 }
 
 func nonEmptyArray(r *json.RawMessage) bool {
@@ -126,6 +131,14 @@ func validateMessage(p *messagePayload, create bool) *apiError {
 	if p.Components != nil && string(*p.Components) != "null" {
 		if e := validateRows(*p.Components, componentButton); e != nil {
 			return e
+		}
+	}
+	if p.Attachments != nil && string(*p.Attachments) != "null" {
+		var list []struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(*p.Attachments, &list); err != nil {
+			return formError("attachments", "MODEL_TYPE_CONVERT", "Only iterables may be used in a ListType")
 		}
 	}
 	if p.Flags != nil && *p.Flags&^(allowedMessageFlags) != 0 {

@@ -1,0 +1,377 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the replies to /ttt-admin retrain and model, and to levels that
+// need a network.
+const (
+	// KeyRetrainRunning refuses a retrain while another one runs, in this
+	// process or another.
+	KeyRetrainRunning = "reply.retrain_running"
+	// KeyRetrainOff refuses a retrain on a bot without a retrain job or
+	// without a running RunSweeper loop.
+	KeyRetrainOff = "reply.retrain_off"
+	// KeyNoModel refuses a neural level on a board without a network.
+	KeyNoModel = "reply.no_model"
+	// keyNoModelLevel is KeyNoModel naming the level and the board.
+	keyNoModelLevel = "error.no_model"
+	// keyNoRollback says there is no earlier version to roll back to.
+	keyNoRollback = "model.no_rollback"
+)
+
+// DefaultProgressEvery is the default of Options.ProgressEvery: a
+// retrain's message shows its progress at most every 2 seconds.
+const DefaultProgressEvery = 2 * time.Second
+
+// Timing of a retrain's message.
+const (
+	// retrainStartWait is how long /ttt-admin retrain waits for the job to
+	// take the lock (or fail to) before answering, so that "already
+	// running" is answered as such; past it, it answers "started".
+	retrainStartWait = time.Second
+	// interactionTokenLife is how long Discord accepts an interaction's
+	// token for edits; tokenMargin is how long before that the bot stops
+	// using it.
+	interactionTokenLife = 15 * time.Minute
+	tokenMargin          = time.Minute
+)
+
+// Discord's JSON error codes of an expired or unknown interaction token.
+const (
+	codeUnknownWebhook      = 10015
+	codeInvalidWebhookToken = 50027
+)
+
+// networkLevels are the AI levels that play a network and so need one for
+// the board.
+var networkLevels = [...]string{"neural", "humanlike"}
+
+// retrainRun is one /ttt-admin retrain, handed by the command to the
+// RunSweeper loop, which runs the job and shows its progress and report
+// on the command's message.
+type retrainRun struct {
+	i        *discordgo.Interaction
+	loc      discordgo.Locale
+	req      retrain.Request
+	received time.Time
+	// started gets nil once the job holds the lock (its first stage past
+	// "lock"), or the job's error if it ends before; it has room for one.
+	started chan error
+	// answered gets, from the command, whether the "started" message was
+	// sent (so that there is a message to edit).
+	answered chan bool
+
+	// Used by the runner only.
+	msgID      string // the message, once known
+	viaChannel bool   // the token is expired: edit through the channel API
+}
+
+// retrainCommand handles /ttt-admin retrain: it hands the run to the
+// RunSweeper loop, waits briefly for the job to take the lock, and answers
+// that it started (a public message the progress and report then
+// replace), or that a retrain is already running.
+func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) error {
+	if b.retrain == nil {
+		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: no retrain job configured")}
+	}
+	run := &retrainRun{
+		i: c.i, loc: c.loc, received: b.now(),
+		req:     retrain.Request{Rules: r.Rules, Trigger: retrain.TriggerModerator, By: c.user},
+		started: make(chan error, 1), answered: make(chan bool, 1),
+	}
+	select {
+	case b.lc.retrains <- run:
+	case <-time.After(duelHandoff):
+		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: retrain not started: no RunSweeper loop")}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	answered := false
+	defer func() { run.answered <- answered }()
+	t := time.NewTimer(retrainStartWait)
+	defer t.Stop()
+	select {
+	case err := <-run.started:
+		switch {
+		case errors.Is(err, retrain.ErrRunning):
+			return &UserError{Key: KeyRetrainRunning, Err: err}
+		case errors.Is(err, context.Canceled):
+			return &UserError{Key: KeyRetrainOff, Err: err} // the loop is stopping
+		case err != nil:
+			return err
+		}
+	case <-t.C: // still waiting for the lock or reading: it started
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := b.respond(ctx, c, respMessage, b.render.RetrainStarted(c.loc, r.Rules, c.user)); err != nil {
+		return err
+	}
+	answered = true
+	return nil
+}
+
+// runRetrain runs a retrain under ctx (the RunSweeper loop's), edits the
+// command's message with the progress at most every Options.ProgressEvery, and
+// ends it with the report: an embed with the training chart attached.
+// When ctx ends first, the job stops (publishing nothing) and the message
+// says so.
+func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
+	log := b.log.With("interaction", run.i.ID, "rules", run.req.Rules.String(), "by", run.req.By)
+	var (
+		mu      sync.Mutex
+		last    retrain.Progress
+		fresh   bool
+		started bool
+	)
+	type result struct {
+		rep retrain.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := b.retrain.Run(ctx, run.req, func(p retrain.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			last, fresh = p, true
+			if !started && p.Stage != "lock" {
+				started = true
+				run.started <- nil
+			}
+		})
+		mu.Lock()
+		if !started {
+			started = true
+			run.started <- err
+		}
+		mu.Unlock()
+		done <- result{rep, err}
+	}()
+
+	shown := <-run.answered // the command always answers
+	if shown {
+		log.Info("bot: retrain started")
+		b.retrainMessageID(ctx, run, log)
+	}
+	tick := time.NewTicker(b.lc.progressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case res := <-done:
+			b.endRetrain(ctx, run, shown, res.rep, res.err, log)
+			return
+		case <-tick.C:
+			mu.Lock()
+			p, changed := last, fresh
+			fresh = false
+			mu.Unlock()
+			if !shown || !changed || p.Stage == "done" {
+				continue
+			}
+			text := b.render.RetrainProgress(run.loc, run.req.Rules, run.req.By, p, run.received)
+			ectx, cancel := context.WithTimeout(ctx, editTimeout)
+			if err := b.editRetrain(ectx, run, text, nil, nil); err != nil && ctx.Err() == nil {
+				log.Warn("bot: show retrain progress", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// retrainMessageID learns the ID of the command's message, needed to edit
+// it through the channel API once the interaction's token expires, when
+// the Discord in use can read it back (a gateway session can; in HTTP
+// mode the first edit tells it instead).
+func (b *Bot) retrainMessageID(ctx context.Context, run *retrainRun, log *slog.Logger) {
+	f, ok := b.dc.(originalFetcher)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, editTimeout)
+	defer cancel()
+	m, err := f.InteractionResponse(run.i, discordgo.WithContext(ctx))
+	if err != nil {
+		log.Warn("bot: read the retrain message", "err", err)
+		return
+	}
+	run.msgID = m.ID
+}
+
+// endRetrain logs the run's result and, if the command's message was
+// shown, replaces it with the report and the chart.
+func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep retrain.Report, err error, log *slog.Logger) {
+	stopped := ctx.Err() != nil
+	outcome := RetrainOutcome(rep, err, stopped)
+	attrs := []any{"outcome", outcome, "reason", rep.Reason, "promoted", rep.Promoted}
+	if rep.Published != nil {
+		attrs = append(attrs, "version", rep.Published.Version)
+	}
+	switch {
+	case errors.Is(err, retrain.ErrRunning):
+		log.Info("bot: retrain refused: another one is running", "err", err)
+		if shown { // the lock was slow to answer: the message said "started"
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
+			defer cancel()
+			if err := b.editRetrain(ectx, run, b.render.cat.Text(run.loc, KeyRetrainRunning), nil, nil); err != nil {
+				log.Warn("bot: show a refused retrain", "err", err)
+			}
+		}
+		return
+	case err != nil && !stopped:
+		log.Error("bot: retrain failed", append(attrs, "err", err)...)
+	default:
+		log.Info("bot: retrain ended", append(attrs, "err", err)...)
+	}
+	if !shown {
+		return
+	}
+	// The report is shown even when ctx (the loop's) has ended.
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
+	defer cancel()
+	var chart []byte
+	if len(rep.Epochs) > 0 {
+		var cerr error
+		if chart, cerr = retrain.Chart(rep); cerr != nil {
+			log.Warn("bot: draw the retrain chart", "err", cerr)
+			chart = nil
+		}
+	}
+	limit := time.Duration(0)
+	if b.retrain != nil {
+		limit = b.retrain.Config().TimeLimit
+	}
+	embed := b.render.RetrainReport(run.loc, rep, outcome, limit, chart != nil)
+	if err := b.editRetrain(ectx, run, "", []*discordgo.MessageEmbed{embed}, chart); err != nil {
+		log.Error("bot: show the retrain report", "err", err)
+	}
+}
+
+// editRetrain replaces the command's message with content, embeds and,
+// if chart is not nil, the chart as the attachment ChartName. Interaction
+// tokens last 15 minutes and a retrain may take longer: past that (or
+// once Discord says the token is expired), the message is edited through
+// the channel API instead, which the bot may do since it sent it.
+func (b *Bot) editRetrain(ctx context.Context, run *retrainRun, content string, embeds []*discordgo.MessageEmbed, chart []byte) error {
+	files := func() []*discordgo.File {
+		if chart == nil {
+			return nil
+		}
+		return []*discordgo.File{{Name: ChartName, ContentType: "image/png", Reader: bytes.NewReader(chart)}}
+	}
+	if embeds == nil {
+		embeds = []*discordgo.MessageEmbed{}
+	}
+	if !run.viaChannel && b.now().Sub(run.received) < interactionTokenLife-tokenMargin {
+		m, err := b.dc.InteractionResponseEdit(run.i, &discordgo.WebhookEdit{
+			Content: &content, Embeds: &embeds, Files: files(), AllowedMentions: noMentions(),
+		}, discordgo.WithContext(ctx))
+		if err == nil {
+			if m != nil && m.ID != "" {
+				run.msgID = m.ID
+			}
+			return nil
+		}
+		if !tokenExpired(err) || run.msgID == "" {
+			return fmt.Errorf("bot: edit the retrain message: %w", err)
+		}
+	}
+	if run.msgID == "" {
+		return fmt.Errorf("bot: edit the retrain message: the interaction token expired and the message ID is unknown")
+	}
+	run.viaChannel = true
+	_, err := b.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
+		ID: run.msgID, Channel: run.i.ChannelID, Content: &content, Embeds: &embeds, Files: files(),
+		AllowedMentions: noMentions(),
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("bot: edit the retrain message through the channel: %w", err)
+	}
+	return nil
+}
+
+// tokenExpired reports whether err is Discord refusing an interaction
+// token that has expired.
+func tokenExpired(err error) bool {
+	var re *discordgo.RESTError
+	if !errors.As(err, &re) || re.Message == nil {
+		return false
+	}
+	return re.Message.Code == codeInvalidWebhookToken || re.Message.Code == codeUnknownWebhook
+}
+
+// model handles /ttt-admin model: it shows the board's network, or with
+// the rollback option makes the previous registry version current again
+// (every bot switches to it) and says which version is now live.
+func (b *Bot) model(ctx context.Context, c *call, r ModelRequest) error {
+	key := r.Rules.String()
+	if r.Rollback {
+		m, err := b.store.RollbackModel(ctx, key)
+		if errors.Is(err, persistence.ErrNotFound) {
+			return &UserError{Key: keyNoRollback, Vars: []string{"rules", b.render.rulesText(c.loc, r.Rules)}, Err: err}
+		}
+		if err != nil {
+			return err
+		}
+		return b.respond(ctx, c, respMessage, b.render.ModelRolledBack(c.loc, r.Rules, c.user, m))
+	}
+	metas, cur, err := b.store.ModelVersions(ctx, key)
+	if err != nil {
+		return err
+	}
+	var info ModelInfo
+	for _, m := range metas {
+		switch {
+		case m.Version == cur:
+			info.Current = m
+		case m.Version < cur:
+			info.Kept = append(info.Kept, m.Version)
+		}
+	}
+	if b.models != nil {
+		if n := b.models.Net(r.Rules); n != nil {
+			info.Live, _ = b.models.Meta(r.Rules)
+			info.HasLive, info.Params = true, n.Params()
+		}
+	}
+	return b.respond(ctx, c, respMessage, b.render.Model(c.loc, r.Rules, info))
+}
+
+// checkNetwork refuses a level that plays a network on rules that have
+// none, before a game starts: the player is asked for a move on start,
+// which fails with ai.ErrNoModel then (a network move costs microseconds).
+func (b *Bot) checkNetwork(ctx context.Context, loc discordgo.Locale, level string, start game.Position) error {
+	needs := false
+	for _, l := range networkLevels {
+		needs = needs || l == level
+	}
+	if !needs || start.Over() {
+		return nil
+	}
+	if b.models != nil && b.models.Net(start.Rules()) != nil {
+		return nil
+	}
+	p, err := b.levels.New(level, ai.Options{})
+	if err == nil {
+		_, err = p.Move(ctx, start)
+	}
+	if !errors.Is(err, ai.ErrNoModel) {
+		return nil // it plays (its network comes from elsewhere), or fails later and aiMove copes
+	}
+	return &UserError{Key: keyNoModelLevel, Vars: []string{"level", b.render.levelText(loc, level),
+		"rules", b.render.rulesText(loc, start.Rules())}, Err: err}
+}

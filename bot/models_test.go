@@ -1,0 +1,264 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
+)
+
+// tinyBlob returns the weights file of a small random network for rules,
+// with the given version in its metadata.
+func tinyBlob(t testing.TB, rules string, seed uint64, version string) []byte {
+	t.Helper()
+	n, err := nn.New(nn.Arch{Rules: rules, Hidden: []int{4}}, rand.New(rand.NewPCG(seed, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := nn.Marshal(n, nn.Meta{Version: version, Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blob
+}
+
+// shipped returns a defaults function that ships tiny networks for the
+// given rules only.
+func shipped(t testing.TB, rules ...string) func(string) ([]byte, error) {
+	blobs := map[string][]byte{}
+	for i, r := range rules {
+		blobs[r] = tinyBlob(t, r, uint64(100+i), "shipped-test")
+	}
+	return func(r string) ([]byte, error) {
+		if b, ok := blobs[r]; ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("weights: %s: %w", r, fs.ErrNotExist)
+	}
+}
+
+// liveVersion returns the version of rules' network in set, "" if none.
+func liveVersion(set *nn.Set, rules string) string {
+	r, err := game.ParseRules(rules)
+	if err != nil {
+		return "bad rules " + rules
+	}
+	m, ok := set.Meta(r)
+	if !ok {
+		return ""
+	}
+	return m.Version
+}
+
+// waitVersion waits until set's network for rules has version want.
+func waitVersion(t *testing.T, ctx context.Context, set *nn.Set, rules, want string) {
+	t.Helper()
+	for liveVersion(set, rules) != want {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s network is %q, want %q", rules, liveVersion(set, rules), want)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// TestModelWatcherLoad checks where Load takes each preset's network
+// from: the registry's current version, else the shipped default, else
+// nothing; and that a corrupt current version falls back to the default
+// with a logged error.
+func TestModelWatcherLoad(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	srv := redistest.Start(t)
+	store := persistence.New(redistest.Client(t, srv), persistence.Options{})
+	if _, err := store.PublishModel(ctx, "4x4k4", persistence.ModelMeta{}, tinyBlob(t, "4x4k4", 1, "job")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.PublishModel(ctx, "5x5k4", persistence.ModelMeta{}, []byte("not a weights file")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, tinyBlob(t, "4x4k3", 2, "job"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage(t, ctx, redistest.Client(t, srv), "4x4k3", m.Version)
+	logs := &syncBuffer{}
+	set := nn.NewSet()
+	w := bot.NewModelWatcher(store, set, shipped(t, "3x3k3", "5x5k4"), slog.New(slog.NewTextHandler(logs, nil)))
+	err = w.Load(ctx)
+	if err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("Load = %v, want the corrupt 5x5k4 registry blob reported", err)
+	}
+	for _, tc := range []struct{ rules, want string }{
+		{"3x3k3", "shipped-test"}, // nothing published
+		{"4x4k4", "redis-1"},      // published
+		{"5x5k4", "shipped-test"}, // published but corrupt
+		{"4x4k3", ""},             // published but damaged, none shipped
+		{"5x5k5", ""},             // neither
+	} {
+		if got := liveVersion(set, tc.rules); got != tc.want {
+			t.Errorf("%s: version %q, want %q", tc.rules, got, tc.want)
+		}
+	}
+	if v, ok := bot.RegistryVersion(must(set.Meta(game.Classic()))); ok || v != 0 {
+		t.Errorf("RegistryVersion of a shipped model = %d, %v", v, ok)
+	}
+	r44, _ := game.ParseRules("4x4k4")
+	if v, ok := bot.RegistryVersion(must(set.Meta(r44))); !ok || v != 1 {
+		t.Errorf("RegistryVersion of redis-1 = %d, %v", v, ok)
+	}
+	if l := logs.String(); !strings.Contains(l, "model refused (corrupt or truncated); the live model stays") || !strings.Contains(l, "rules=5x5k4") {
+		t.Errorf("logs do not explain the refused blob:\n%s", l)
+	}
+}
+
+// damage truncates the stored blob of version v of rules, as a torn
+// write would.
+func damage(t *testing.T, ctx context.Context, rdb *redis.Client, rules string, v int64) {
+	t.Helper()
+	keys, err := rdb.Keys(ctx, fmt.Sprintf("*{%s}:blob:%d", rules, v)).Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("blob key of version %d: %v %v", v, keys, err)
+	}
+	blob, err := rdb.Get(ctx, keys[0]).Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Set(ctx, keys[0], blob[:len(blob)/2], 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must[T any](v T, ok bool) T {
+	if !ok {
+		panic("not ok")
+	}
+	return v
+}
+
+// TestModelWatcherRun checks hot swaps: a version published or rolled back
+// by another process goes live in a running watcher; a corrupt (bad
+// checksum or unparsable) or mismatched blob is refused and the live
+// network stays; a resync after missed events catches up.
+func TestModelWatcherRun(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	srv := redistest.Start(t)
+	rdb := redistest.Client(t, srv)
+	store := persistence.New(rdb, persistence.Options{})
+	other := persistence.New(redistest.Client(t, srv), persistence.Options{}) // another process
+	logs := &syncBuffer{}
+	set := nn.NewSet()
+	w := bot.NewModelWatcher(store, set, shipped(t, "3x3k3"), slog.New(slog.NewTextHandler(logs, nil)))
+	if err := w.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	defer func() {
+		stop()
+		running.Wait()
+	}()
+	running.Go(func() { w.Run(runCtx) })
+
+	publish := func(blob []byte) int64 {
+		t.Helper()
+		m, err := other.PublishModel(ctx, "3x3k3", persistence.ModelMeta{}, blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Version
+	}
+	publish(tinyBlob(t, "3x3k3", 2, "job"))
+	waitVersion(t, ctx, set, "3x3k3", "redis-1")
+	publish(tinyBlob(t, "3x3k3", 3, "job"))
+	waitVersion(t, ctx, set, "3x3k3", "redis-2")
+	if _, err := other.RollbackModel(ctx, "3x3k3"); err != nil {
+		t.Fatal(err)
+	}
+	waitVersion(t, ctx, set, "3x3k3", "redis-1")
+
+	// refused waits for one more refusal in the logs and checks that the
+	// live version is still want.
+	refused := func(name, want, why string, act func()) {
+		t.Helper()
+		before := strings.Count(logs.String(), "model refused")
+		act()
+		for strings.Count(logs.String(), "model refused") == before {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%s: no refusal logged:\n%s", name, logs.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		if got := liveVersion(set, "3x3k3"); got != want {
+			t.Fatalf("%s: live version %q after a refused blob, want %s kept", name, got, want)
+		}
+		if l := logs.String(); !strings.Contains(l, why) {
+			t.Fatalf("%s: logs do not say %q:\n%s", name, why, l)
+		}
+	}
+	refused("garbage", "redis-1", "corrupt or truncated", func() {
+		publish([]byte("\x10\x00\x00\x00\x00\x00\x00\x00{not json}"))
+	})
+	refused("truncated", "redis-1", "corrupt or truncated", func() { publish(tinyBlob(t, "3x3k3", 4, "job")[:100]) })
+	refused("other rules", "redis-1", "for other rules or another network shape", func() { publish(tinyBlob(t, "4x4k4", 5, "job")) })
+	// A good version, then a rollback to a kept version whose stored blob
+	// was damaged (it fails the registry's checksum).
+	good := publish(tinyBlob(t, "3x3k3", 7, "job"))
+	waitVersion(t, ctx, set, "3x3k3", fmt.Sprintf("redis-%d", good))
+	damage(t, ctx, rdb, "3x3k3", good-1)
+	refused("checksum", fmt.Sprintf("redis-%d", good), "corrupt or truncated", func() {
+		if _, err := other.RollbackModel(ctx, "3x3k3"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	// A version published while nobody listened is picked up by a resync:
+	// here a second watcher starts after the publish.
+	v := publish(tinyBlob(t, "3x3k3", 6, "job"))
+	waitVersion(t, ctx, set, "3x3k3", fmt.Sprintf("redis-%d", v))
+	set2 := nn.NewSet()
+	w2 := bot.NewModelWatcher(store, set2, nil, slog.New(slog.NewTextHandler(logs, nil)))
+	running.Go(func() { w2.Run(runCtx) })
+	waitVersion(t, ctx, set2, "3x3k3", fmt.Sprintf("redis-%d", v))
+	if got := liveVersion(set2, "4x4k4"); got != "" {
+		t.Fatalf("4x4k4 in the second set: %q, want none (nothing shipped)", got)
+	}
+}
+
+// ExampleModelWatcher shows how a bot process wires its networks: the
+// watcher fills the set the neural levels play and keeps it current, and
+// the Bot gets the same set to show (/ttt-admin model) and check it.
+func ExampleModelWatcher() {
+	ctx := context.Background()
+	store := persistence.New(redis.NewClient(&redis.Options{Addr: "localhost:6379"}), persistence.Options{})
+	set := nn.NewSet()
+	noneShipped := func(rules string) ([]byte, error) { return nil, fmt.Errorf("%s: %w", rules, fs.ErrNotExist) }
+	w := bot.NewModelWatcher(store, set, noneShipped, slog.Default()) // weights.Load in production
+	if err := w.Load(ctx); err != nil {
+		slog.Warn("some networks did not load", "err", err) // the others play
+	}
+	go w.Run(ctx) // hot-swaps published and rolled-back versions
+
+	levels := ai.NewRegistry()
+	levels.Register(ai.NeuralLevel(set))
+	levels.Register(ai.HumanlikeLevel(set))
+	_ = bot.Deps{Store: store, Levels: levels, Models: set} // and the other dependencies
+}

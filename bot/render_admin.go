@@ -1,0 +1,336 @@
+package bot
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// ChartName is the file name of the training chart attached to a retrain
+// report; the report's embed shows it as attachment://chart.png.
+const ChartName = "chart.png"
+
+// Outcomes of a retrain as RetrainReport shows them: the job's
+// (retrain.OutcomePromoted, OutcomeRejected, OutcomeTimedOut,
+// OutcomeFailed) and OutcomeStopped.
+const (
+	// OutcomeStopped is a run cancelled because the bot shut down.
+	OutcomeStopped = "stopped"
+)
+
+// Embed colours of a retrain report.
+const (
+	colorPromoted = 0x2ecc71
+	colorRejected = 0xe74c3c
+	colorOther    = 0xf39c12
+)
+
+// RetrainStarted renders the message that answers /ttt-admin retrain at
+// once: a public line saying which board is retrained and by whom, which
+// the progress then replaces.
+func (r *Renderer) RetrainStarted(loc discordgo.Locale, rules game.Rules, user string) *discordgo.InteractionResponseData {
+	return &discordgo.InteractionResponseData{
+		Content:         r.cat.Text(loc, "retrain.started", "rules", r.rulesText(loc, rules), "user", mention(user)),
+		AllowedMentions: noMentions(),
+	}
+}
+
+// RetrainProgress renders the progress of a retrain started at started:
+// the stage (with its count, when it has one), the last epoch's loss and
+// accuracies in the training stage, and when it started.
+func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user string, p retrain.Progress, started time.Time) string {
+	stage := p.Stage
+	if key := "retrain.stage." + p.Stage; r.cat.Has(key) {
+		stage = r.cat.Text(loc, key)
+	}
+	vars := []string{"rules", r.rulesText(loc, rules), "user", mention(user), "stage", stage}
+	var lines []string
+	if p.Total > 0 {
+		lines = append(lines, r.cat.Text(loc, "retrain.progress_count", append(vars, "done", strconv.Itoa(p.Done), "total", strconv.Itoa(p.Total))...))
+	} else {
+		lines = append(lines, r.cat.Text(loc, "retrain.progress", vars...))
+	}
+	if e := p.Epoch; e != nil {
+		lines = append(lines, r.cat.Text(loc, "retrain.epoch", "n", strconv.Itoa(e.N), "of", strconv.Itoa(e.Of),
+			"loss", r.decimal(loc, e.Loss, 3), "policy", r.percent(loc, e.PolicyAcc), "human", r.percent(loc, e.HumanAcc)))
+	}
+	lines = append(lines, r.cat.Text(loc, "retrain.since", "ago", timestamp(started.Unix())))
+	return strings.Join(lines, "\n")
+}
+
+// RetrainOutcome returns the outcome to show for a run that returned rep
+// and err: the report's own, or OutcomeStopped when the bot stopped it
+// (stopped) and OutcomeFailed when it has none.
+func RetrainOutcome(rep retrain.Report, err error, stopped bool) string {
+	switch {
+	case stopped && err != nil:
+		return OutcomeStopped
+	case err == nil && rep.Outcome != "":
+		return rep.Outcome
+	case rep.Outcome == retrain.OutcomeTimedOut:
+		return retrain.OutcomeTimedOut
+	}
+	return retrain.OutcomeFailed
+}
+
+// RetrainReport renders the final report of a retrain as an embed: the
+// outcome (promoted as version N, rejected, timed out, failed or stopped)
+// and, as far as the run got, the games read, the training's last epoch,
+// the arena results of the new network and of the reference (the live
+// network, or a random mover) against each baseline, with ✅ or ❌ by the
+// gating rule, the model compared with and the rule itself. With chart,
+// the embed shows the attachment ChartName as its image. timeLimit is the
+// job's time limit, for a run that hit it.
+func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outcome string, timeLimit time.Duration, chart bool) *discordgo.MessageEmbed {
+	rules, err := game.ParseRules(rep.Rules)
+	name := rep.Rules
+	if err == nil {
+		name = r.rulesText(loc, rules)
+	}
+	e := &discordgo.MessageEmbed{
+		Title: r.cat.Text(loc, "retrain.title", "rules", name),
+		Color: colorOther,
+	}
+	switch outcome {
+	case retrain.OutcomePromoted:
+		version := "?"
+		if rep.Published != nil {
+			version = strconv.FormatInt(rep.Published.Version, 10)
+		}
+		e.Description, e.Color = r.cat.Text(loc, "retrain.promoted", "version", version), colorPromoted
+	case retrain.OutcomeRejected:
+		e.Description, e.Color = r.cat.Text(loc, "retrain.rejected"), colorRejected
+	case retrain.OutcomeTimedOut:
+		e.Description = r.cat.Text(loc, "retrain.timed_out", "minutes", strconv.Itoa(int(math.Round(timeLimit.Minutes()))))
+	case OutcomeStopped:
+		e.Description = r.cat.Text(loc, "retrain.stopped")
+	default:
+		e.Description = r.cat.Text(loc, "retrain.failed")
+	}
+	field := func(key string, value string, vars ...string) {
+		if value != "" {
+			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: r.cat.Text(loc, key, vars...), Value: truncate(value, 1024)})
+		}
+	}
+	if c := rep.Corpus; c.Games > 0 || c.Corrupt > 0 || rep.Training != nil {
+		v := r.cat.Text(loc, "retrain.games", "games", strconv.Itoa(c.Games), "new", strconv.Itoa(c.NewGames),
+			"human", strconv.Itoa(c.HumanGames))
+		if c.Corrupt > 0 {
+			v += " " + r.cat.Text(loc, "retrain.corrupt", "count", strconv.Itoa(c.Corrupt))
+		}
+		field("retrain.field.games", v)
+	}
+	if n := len(rep.Epochs); n > 0 {
+		last := rep.Epochs[n-1]
+		positions := "?"
+		if rep.Training != nil {
+			positions = strconv.Itoa(rep.Training.Positions)
+		}
+		field("retrain.field.training", r.cat.Text(loc, "retrain.training", "epochs", strconv.Itoa(n), "positions", positions,
+			"loss", r.decimal(loc, last.Loss, 3), "policy", r.percent(loc, last.PolicyAcc), "human", r.percent(loc, last.HumanAcc)))
+	}
+	if g := rep.Gate; g != nil {
+		live := g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
+		field("retrain.field.arena", r.arena(loc, g, live), "games", strconv.Itoa(g.Games))
+		switch rep.Live.Source {
+		case retrain.SourceRegistry:
+			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.registry", "version", strconv.FormatInt(rep.Live.Version, 10)))
+		case retrain.SourceShipped:
+			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.shipped", "label", rep.Live.Label))
+		default:
+			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.none"))
+		}
+		if live {
+			field("retrain.field.rule", r.cat.Text(loc, "retrain.rule.live", "need", r.percent(loc, 0.5-g.Margin), "margin", r.percent(loc, g.Margin)))
+		} else {
+			field("retrain.field.rule", r.cat.Text(loc, "retrain.rule.none", "margin", r.percent(loc, g.Margin)))
+		}
+	}
+	if rep.Workers > 0 {
+		e.Footer = &discordgo.MessageEmbedFooter{Text: r.cat.Text(loc, "retrain.footer", "workers", strconv.Itoa(rep.Workers),
+			"seconds", r.decimal(loc, rep.Durations.Total, 1))}
+	}
+	if !rep.Started.IsZero() {
+		e.Timestamp = rep.Started.UTC().Format(time.RFC3339)
+	}
+	if chart {
+		e.Image = &discordgo.MessageEmbedImage{URL: "attachment://" + ChartName}
+	}
+	return e
+}
+
+// arena renders the gate's matches, one line each, marked by the gating
+// rule: the head-to-head match against the live network, then each
+// baseline with the new network's score and the reference's.
+func (r *Renderer) arena(loc discordgo.Locale, g *retrain.GateReport, live bool) string {
+	const eps = 1e-9 // as the job: a score on the threshold passes
+	mark := func(ok bool) string {
+		if ok {
+			return "✅"
+		}
+		return "❌"
+	}
+	var lines []string
+	if h := g.HeadToHead; h != nil {
+		need := 0.5 - g.Margin
+		lines = append(lines, r.cat.Text(loc, "retrain.arena.head", "ok", mark(h.Score >= need-eps),
+			"score", r.percent(loc, h.Score), "need", r.percent(loc, need)))
+	}
+	ref := r.cat.Text(loc, "retrain.ref.random")
+	if live {
+		ref = r.cat.Text(loc, "retrain.ref.live")
+	}
+	for _, b := range g.Baselines {
+		c, old := b.Candidate, b.Reference
+		ok := c.Score >= old.Score+g.Margin-eps
+		if live {
+			ok = c.Score >= old.Score-g.Margin-eps && c.LossRate <= old.LossRate+g.Margin+eps
+		}
+		lines = append(lines, r.cat.Text(loc, "retrain.arena.line", "ok", mark(ok), "opponent", r.baselineText(loc, b.Opponent),
+			"new", r.percent(loc, c.Score), "ref", ref, "old", r.percent(loc, old.Score)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ModelInfo is what /ttt-admin model shows about a board's network.
+type ModelInfo struct {
+	// Current is the registry's current version; Version is 0 when none
+	// was published.
+	Current persistence.ModelMeta
+	// Kept are the other versions kept for rollback, newest first.
+	Kept []int64
+	// Live is the network this process plays, if HasLive; Params its size.
+	Live    nn.Meta
+	HasLive bool
+	Params  int
+}
+
+// Model renders /ttt-admin model for rules: the registry's current
+// version (when it was published, its arena results, the versions kept
+// for rollback) or the shipped default this process plays, or that there
+// is no network; and, when this process has not switched to the current
+// version yet, what it still plays.
+func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo) *discordgo.InteractionResponseData {
+	rt := r.rulesText(loc, rules)
+	var lines []string
+	switch {
+	case info.Current.Version > 0:
+		lines = append(lines, r.cat.Text(loc, "model.registry", "rules", rt, "version", strconv.FormatInt(info.Current.Version, 10),
+			"created", longTimestamp(info.Current.Created)))
+	case info.HasLive:
+		lines = append(lines, r.cat.Text(loc, "model.shipped", "rules", rt, "label", info.Live.Version))
+	default:
+		return ephemeral(r.cat.Text(loc, "model.none", "rules", rt))
+	}
+	if info.HasLive {
+		hidden := make([]string, len(info.Live.Arch.Hidden))
+		for i, h := range info.Live.Arch.Hidden {
+			hidden[i] = strconv.Itoa(h)
+		}
+		lines = append(lines, r.cat.Text(loc, "model.shape", "params", strconv.Itoa(info.Params), "hidden", strings.Join(hidden, "×")))
+	}
+	if s := r.evalSummary(loc, info.Current.Eval); s != "" {
+		lines = append(lines, r.cat.Text(loc, "model.eval", "summary", s))
+	}
+	if len(info.Kept) > 0 {
+		vs := make([]string, len(info.Kept))
+		for i, v := range info.Kept {
+			vs[i] = strconv.FormatInt(v, 10)
+		}
+		lines = append(lines, r.cat.Text(loc, "model.versions", "versions", strings.Join(vs, ", ")))
+	}
+	if info.Current.Version > 0 {
+		if v, ok := RegistryVersion(info.Live); !info.HasLive || !ok || v != info.Current.Version {
+			live := info.Live.Version
+			if !info.HasLive {
+				live = "-"
+			}
+			lines = append(lines, r.cat.Text(loc, "model.lagging", "live", live))
+		}
+	}
+	return ephemeral(strings.Join(lines, "\n"))
+}
+
+// evalSummary summarises a published version's evaluation (the retrain
+// job's gate report): its score against the previous version and each
+// baseline. It is "" for anything else.
+func (r *Renderer) evalSummary(loc discordgo.Locale, raw json.RawMessage) string {
+	var g retrain.GateReport
+	if len(raw) == 0 || json.Unmarshal(raw, &g) != nil {
+		return ""
+	}
+	var parts []string
+	if h := g.HeadToHead; h != nil {
+		parts = append(parts, r.cat.Text(loc, "model.previous")+" "+r.percent(loc, h.Score))
+	}
+	for _, b := range g.Baselines {
+		parts = append(parts, r.baselineText(loc, b.Opponent)+" "+r.percent(loc, b.Candidate.Score))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// ModelRolledBack renders the public message saying that user rolled the
+// network for rules back to version m.
+func (r *Renderer) ModelRolledBack(loc discordgo.Locale, rules game.Rules, user string, m persistence.ModelMeta) *discordgo.InteractionResponseData {
+	return &discordgo.InteractionResponseData{
+		Content: r.cat.Text(loc, "model.rolled_back", "user", mention(user), "rules", r.rulesText(loc, rules),
+			"version", strconv.FormatInt(m.Version, 10), "created", longTimestamp(m.Created)),
+		AllowedMentions: noMentions(),
+	}
+}
+
+// baselineText names a gate baseline, a level with an optional "@N"
+// (iterations or depth): "Monte Carlo@1000".
+func (r *Renderer) baselineText(loc discordgo.Locale, spec string) string {
+	level, n, ok := strings.Cut(spec, "@")
+	if !ok {
+		return r.levelText(loc, spec)
+	}
+	return r.levelText(loc, level) + "@" + n
+}
+
+// decimal formats v with digits decimals and the locale's decimal mark.
+func (r *Renderer) decimal(loc discordgo.Locale, v float64, digits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	s := strconv.FormatFloat(v, 'f', digits, 64)
+	if sep := r.cat.Text(loc, "number.decimal"); sep != "." && r.cat.Has("number.decimal") {
+		s = strings.Replace(s, ".", sep, 1)
+	}
+	return s
+}
+
+// percent formats a share in [0, 1] as a percentage with one decimal, or
+// "–" for a share that was not measured (negative or NaN).
+func (r *Renderer) percent(loc discordgo.Locale, v float64) string {
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return r.decimal(loc, 100*v, 1) + "%"
+}
+
+// longTimestamp is a Discord timestamp shown as a date and time in the
+// reader's locale and time zone.
+func longTimestamp(t time.Time) string {
+	return "<t:" + strconv.FormatInt(t.Unix(), 10) + ":f>"
+}
+
+// truncate shortens s to at most n runes, ending it with "…" if cut.
+func truncate(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return string(slices.Clip(rs[:n-1])) + "…"
+}

@@ -1,0 +1,154 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/ai/train"
+	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// testReport is a retrain report as a promoted run on 3x3 fills it.
+func testReport() retrain.Report {
+	return retrain.Report{
+		Rules: "3x3k3", Trigger: retrain.TriggerModerator, By: "100", Owner: "host/1", Started: fixedNow,
+		Outcome: retrain.OutcomePromoted, Promoted: true,
+		Reason:  "promoted: scored 0.525 against the live model",
+		Corpus:  retrain.CorpusSummary{Games: 120, NewGames: 40, HumanGames: 100, Corrupt: 1, Since: "0"},
+		Live:    retrain.LiveModel{Source: retrain.SourceRegistry, Version: 2, Label: "redis-2"},
+		Workers: 1,
+		Epochs: []nn.Epoch{
+			{N: 1, Of: 2, Loss: 1.25, PolicyAcc: 0.5, HumanAcc: 0.25, ValidPolicyAcc: -1, ValidHumanAcc: -1},
+			{N: 2, Of: 2, Loss: 0.8125, PolicyAcc: 0.9875, HumanAcc: 0.625, ValidPolicyAcc: -1, ValidHumanAcc: -1},
+		},
+		Training: &train.Report{Rules: "3x3k3", Positions: 765},
+		Gate: &retrain.GateReport{
+			Games: 20, Margin: 0.05,
+			HeadToHead: &retrain.Match{Opponent: "live", Games: 20, Score: 0.525},
+			Baselines: []retrain.BaselineResult{
+				{Opponent: "random", Candidate: retrain.Match{Score: 0.95}, Reference: retrain.Match{Score: 0.9, LossRate: 0.05}},
+				{Opponent: "perfect", Candidate: retrain.Match{Score: 0.5}, Reference: retrain.Match{Score: 0.5}},
+				{Opponent: "mcts@1000", Candidate: retrain.Match{Score: 0.75, LossRate: 0.1}, Reference: retrain.Match{Score: 0.7, LossRate: 0.1}},
+			},
+			Pass: true,
+		},
+		Published: &retrain.Published{Version: 3, Label: "redis-3"},
+		Durations: retrain.Durations{Total: 12.345},
+	}
+}
+
+// TestRetrainGolden pins the retrain messages in every locale: the
+// answer, the progress, and the reports of a promoted and a rejected run.
+func TestRetrainGolden(t *testing.T) {
+	r := testRenderer(t)
+	rejected := testReport()
+	rejected.Outcome, rejected.Promoted, rejected.Published = retrain.OutcomeRejected, false, nil
+	rejected.Gate.Pass = false
+	rejected.Gate.Baselines[1].Candidate = retrain.Match{Score: 0.4, LossRate: 0.2}
+	noLive := testReport()
+	noLive.Live = retrain.LiveModel{Source: retrain.SourceNone}
+	noLive.Gate.HeadToHead = nil
+	epoch := testReport().Epochs[1]
+	for _, loc := range r.Catalog().Locales() {
+		t.Run(string(loc), func(t *testing.T) {
+			out := map[string]any{
+				"started": r.RetrainStarted(loc, game.Classic(), "100"),
+				"progress": []string{
+					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "corpus"}, fixedNow),
+					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "training", Done: 2, Total: 2, Epoch: &epoch}, fixedNow),
+				},
+				"promoted":  r.RetrainReport(loc, testReport(), retrain.OutcomePromoted, time.Hour, true),
+				"rejected":  r.RetrainReport(loc, rejected, retrain.OutcomeRejected, time.Hour, true),
+				"no_live":   r.RetrainReport(loc, noLive, retrain.OutcomePromoted, time.Hour, true),
+				"timed_out": r.RetrainReport(loc, retrain.Report{Rules: "4x4k4", Outcome: retrain.OutcomeTimedOut}, retrain.OutcomeTimedOut, 30*time.Minute, false),
+				"stopped":   r.RetrainReport(loc, retrain.Report{Rules: "3x3k3"}, OutcomeStopped, time.Hour, false),
+			}
+			got := wireJSON(t, out)
+			if strings.Contains(string(got), "[[") {
+				t.Errorf("a text is missing:\n%s", got)
+			}
+			golden(t, "retrain."+string(loc)+".json", got)
+		})
+	}
+}
+
+// TestModelGolden pins /ttt-admin model's messages in every locale.
+func TestModelGolden(t *testing.T) {
+	r := testRenderer(t)
+	eval, err := json.Marshal(testReport().Gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := persistence.ModelMeta{Rules: "3x3k3", Version: 3, Created: fixedNow, Eval: eval}
+	live := nn.Meta{Rules: "3x3k3", Arch: nn.Arch{Rules: "3x3k3", Hidden: []int{64, 64}}, Version: "redis-3"}
+	shipped := live
+	shipped.Version = "shipped-2026-11-21"
+	for _, loc := range r.Catalog().Locales() {
+		t.Run(string(loc), func(t *testing.T) {
+			out := map[string]any{
+				"registry":    r.Model(loc, game.Classic(), ModelInfo{Current: current, Kept: []int64{2, 1}, Live: live, HasLive: true, Params: 5523}),
+				"lagging":     r.Model(loc, game.Classic(), ModelInfo{Current: current, Live: shipped, HasLive: true, Params: 5523}),
+				"shipped":     r.Model(loc, game.Classic(), ModelInfo{Live: shipped, HasLive: true, Params: 5523}),
+				"none":        r.Model(loc, game.Classic(), ModelInfo{}),
+				"rolled_back": r.ModelRolledBack(loc, game.Classic(), "100", persistence.ModelMeta{Rules: "3x3k3", Version: 2, Created: fixedNow}),
+				"no_rollback": r.Error(loc, &UserError{Key: keyNoRollback, Vars: []string{"rules", r.rulesText(loc, game.Classic())}}),
+				"no_model":    r.Error(loc, &UserError{Key: keyNoModelLevel, Vars: []string{"level", r.levelText(loc, "neural"), "rules", r.rulesText(loc, game.Classic())}}),
+				"running":     r.Error(loc, &UserError{Key: KeyRetrainRunning}),
+			}
+			got := wireJSON(t, out)
+			if strings.Contains(string(got), "[[") {
+				t.Errorf("a text is missing:\n%s", got)
+			}
+			golden(t, "model."+string(loc)+".json", got)
+		})
+	}
+}
+
+// TestRetrainOutcome checks which outcome a run's message shows.
+func TestRetrainOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rep     retrain.Report
+		err     error
+		stopped bool
+		want    string
+	}{
+		{"promoted", retrain.Report{Outcome: retrain.OutcomePromoted}, nil, false, retrain.OutcomePromoted},
+		{"rejected", retrain.Report{Outcome: retrain.OutcomeRejected}, nil, false, retrain.OutcomeRejected},
+		{"timed out", retrain.Report{Outcome: retrain.OutcomeTimedOut}, retrain.ErrTimedOut, false, retrain.OutcomeTimedOut},
+		{"failed", retrain.Report{Outcome: retrain.OutcomeFailed}, errors.New("boom"), false, retrain.OutcomeFailed},
+		{"no report", retrain.Report{}, errors.New("redis down"), false, retrain.OutcomeFailed},
+		{"shutdown", retrain.Report{Outcome: retrain.OutcomeFailed}, context.Canceled, true, OutcomeStopped},
+		{"finished as the bot stopped", retrain.Report{Outcome: retrain.OutcomePromoted}, nil, true, retrain.OutcomePromoted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RetrainOutcome(tc.rep, tc.err, tc.stopped); got != tc.want {
+				t.Errorf("RetrainOutcome = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNoModelKey checks that ai.ErrNoModel, wherever it comes from, is
+// shown as a user's mistake, not an internal error.
+func TestNoModelKey(t *testing.T) {
+	cat := testCatalog(t)
+	err := fmt.Errorf("bot: AI move in game g: %w", fmt.Errorf("%w: 3x3k3", ai.ErrNoModel))
+	if got := ErrorKey(err); got != KeyNoModel {
+		t.Fatalf("ErrorKey = %q, want %q", got, KeyNoModel)
+	}
+	if got := cat.Error(discordgo.EnglishUS, err); got != cat.Text(DefaultLocale, KeyNoModel) || strings.Contains(got, "{") {
+		t.Fatalf("Error = %q", got)
+	}
+}

@@ -65,7 +65,7 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 		stdin:   stdin,
 		stdout:  stdout,
 		stderr:  stderr,
-		levels:  ai.NewRegistry(),
+		levels:  newLevels(),
 		seed:    randomSeed,
 		now:     time.Now,
 		workers: runtime.GOMAXPROCS(0),
@@ -98,6 +98,9 @@ func commands() []*command {
 		solveCommand(),
 		arenaCommand(),
 		levelsCommand(),
+		trainCommand(),
+		retrainCommand(),
+		corpusCommand(),
 		serveCommand(),
 		helpCommand(),
 	}

@@ -20,8 +20,11 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/weights"
 )
 
 // serveDrainTimeout is how long serve waits, after SIGTERM, for the
@@ -75,7 +78,14 @@ load balancer. Settings come from the environment (see .env.example):
   SHARD_ID            gateway mode: this process's shard, 0 to SHARD_COUNT-1;
                       set both or neither (neither: one process, shard 0 of 1)
   SHARD_COUNT         gateway mode: the number of shards, one process each;
-                      only shard 0 registers the commands`,
+                      only shard 0 registers the commands
+  RETRAIN_INTERVAL    how often the retrain job runs, a duration like 24h
+                      (default 24h); 0 turns the periodic job off
+  RETRAIN_MIN_GAMES   the periodic job skips a board with fewer new
+                      finished games since its last run (default 50)
+  RETRAIN_TIME_LIMIT  the longest a retrain job may run (default 20m)
+  RETRAIN_CPU_SHARE   the share of the cores training may use, over 0 and
+                      at most 1 (default 0.5)`,
 		run: runServe,
 	}
 }
@@ -93,6 +103,8 @@ type serveConfig struct {
 	// apiURL, if set (DISCORD_API_URL), replaces Discord's API base URL,
 	// for a local fake Discord or a proxy.
 	apiURL *url.URL
+	// retrain are the retrain job's settings (RETRAIN_*).
+	retrain retrainSettings
 }
 
 // loadServeConfig reads serve's settings with getenv and checks them; the
@@ -107,6 +119,9 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 	}
 	var problems []string
 	problems = append(problems, c.loadShard(get("SHARD_ID"), get("SHARD_COUNT"))...)
+	var more []string
+	c.retrain, more = loadRetrainSettings(getenv)
+	problems = append(problems, more...)
 	if c.token == "" {
 		problems = append(problems, "DISCORD_TOKEN is not set")
 	}
@@ -227,7 +242,28 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	}()
 	rdb.AddHook(redisErrors{metrics})
 	store := persistence.New(rdb, persistence.Options{PseudonymKey: cfg.pseudonymKey})
+	// The networks: the neural levels play the set, which the watcher
+	// fills (each board's registry version, else the shipped weights) and
+	// keeps in step with the registry until serve returns.
+	models := nn.NewSet()
+	d.levels.Register(ai.NeuralLevel(models))
+	d.levels.Register(ai.HumanlikeLevel(models))
+	watcher := bot.NewModelWatcher(store, models, weights.Load, log)
+	if err := watcher.Load(ctx); err != nil {
+		log.Warn("serve: not every network loaded; the boards without one refuse the neural levels", "err", err)
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		watcher.Run(watchCtx)
+	}()
+	defer func() {
+		stopWatch()
+		<-watching
+	}()
 	metrics.InstrumentLevels(d.levels, time.Now)
+	job := retrain.New(store, retrainConfig(cfg.retrain))
 	cat, err := bot.NewCatalog()
 	if err != nil {
 		return err
@@ -249,7 +285,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		dc = bot.NewInlineDiscord(ses)
 	}
 	b, err := bot.New(bot.Deps{Discord: dc, Store: store, Levels: d.levels, Catalog: cat,
-		Signer: signer, Logger: log, AppID: cfg.appID}, bot.Options{Metrics: metrics})
+		Signer: signer, Logger: log, AppID: cfg.appID, Models: models, Retrain: job}, bot.Options{Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -295,6 +331,23 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		stopCount()
 		<-counting
 	}()
+	// The periodic retrain job (RETRAIN_INTERVAL, 0 = off). A run in
+	// progress at shutdown is cancelled: it publishes nothing, and its
+	// lock is released (or frees itself after its lease).
+	if cfg.retrain.interval > 0 {
+		retrainCtx, stopRetrain := context.WithCancel(ctx)
+		retraining := make(chan struct{})
+		go func() {
+			defer close(retraining)
+			job.Periodic(retrainCtx, log)
+		}()
+		defer func() {
+			stopRetrain()
+			<-retraining
+		}()
+		log.Info("serve: periodic retrain job", "interval", cfg.retrain.interval, "min_new_games", cfg.retrain.minGames,
+			"time_limit", cfg.retrain.timeLimit, "cpu_share", cfg.retrain.cpuShare)
+	}
 	if cfg.mode == modeHTTP {
 		return serveHTTP(ctx, cfg, b, health, metrics, log, d.listen)
 	}

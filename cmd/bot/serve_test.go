@@ -60,12 +60,14 @@ func TestLoadServeConfig(t *testing.T) {
 			"SHARD_ID and SHARD_COUNT apply to MODE=gateway only"},
 		{"api url without a scheme", with("DISCORD_API_URL", "localhost:8080"), `DISCORD_API_URL "localhost:8080" is not an http:// or https:// URL`},
 		{"api url of another scheme", with("DISCORD_API_URL", "ftp://example.org"), `DISCORD_API_URL "ftp://example.org"`},
+		{"bad retrain interval", with("RETRAIN_INTERVAL", "daily"), `RETRAIN_INTERVAL "daily" is not a duration of at least 1m`},
+		{"bad retrain cpu share", with("RETRAIN_CPU_SHARE", "2"), `RETRAIN_CPU_SHARE "2" is not a number over 0 and at most 1`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := loadServeConfig(func(k string) string { return tt.env[k] })
 			if tt.want == "" {
 				if err != nil || c.token != "tok" || c.devGuild != "42" || c.logLevel.String() != "DEBUG" || c.mode != modeGateway ||
-					c.shardID != 0 || c.shardCount != 1 {
+					c.shardID != 0 || c.shardCount != 1 || c.retrain.interval != defaultRetrainInterval || c.retrain.cpuShare != defaultRetrainCPUShare {
 					t.Fatalf("config %+v, %v", c, err)
 				}
 				return

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tttbot/ttt-bot/ai/train"
+	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/weights"
+)
+
+// retrainCommand is "bot retrain": the retrain job, once.
+func retrainCommand() *command {
+	return &command{
+		name:     "retrain",
+		synopsis: "[-rules R] [-epochs E] [-gate-games N] [-lease D] [-json]",
+		summary:  "run the retrain job once (for cron): train, gate and publish a board's network",
+		about: `Retrain runs the retrain job that serve runs periodically and moderators
+start with /ttt-admin retrain: it trains a new network for a board on the
+corpus, plays it against the live model and the fixed baselines, and
+publishes it to the model registry (every running bot switches to it) only
+if it is no worse; a rejected candidate is kept for inspection. With
+-rules it retrains that board whatever the number of new games; without,
+it goes through every preset board and skips those with fewer than
+RETRAIN_MIN_GAMES new finished games since their last run, like the
+periodic job. Progress goes to standard error; the report (-json: as JSON)
+to standard output.
+
+Only one job runs at a time across all processes: if another holds the
+lock, retrain says so and exits 1; the lock of a process that died frees
+itself after -lease. The exit status is 0 when every run ended with the
+candidate promoted or rejected, 1 otherwise (an error, the time limit, the
+lock held elsewhere, Ctrl-C); the live model is then untouched.
+RETRAIN_TIME_LIMIT, RETRAIN_CPU_SHARE and RETRAIN_MIN_GAMES are read as
+serve reads them (see "bot help serve").
+
+` + redisHelp,
+		run: runRetrain,
+	}
+}
+
+// runRetrain parses retrain's flags and runs the job.
+func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error {
+	fs := newFlagSet(cmd)
+	rulesFlag := fs.String("rules", "", rulesHelp+" (default every preset board with enough new games)")
+	var epochs, gateGames int
+	fs.Func("epochs", "`number` of training epochs (default ai/train's for the board)", func(s string) error {
+		v, err := parseCount(s, "number of epochs")
+		epochs = v
+		return err
+	})
+	fs.Func("gate-games", fmt.Sprintf("`number` of gate games against each opponent (default %d)", retrain.DefaultGateGames), func(s string) error {
+		v, err := parseCount(s, "number of gate games")
+		gateGames = v
+		return err
+	})
+	lease := retrain.DefaultLease
+	fs.Func("lease", fmt.Sprintf("the retrain lock's lease, a `duration`: renewed while the job runs, it frees the lock of a job that died (default %s)", lease), func(s string) error {
+		v, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || v < 100*time.Millisecond {
+			return errors.New(`the lease is a duration of at least 100ms, like "30s"`)
+		}
+		lease = v
+		return nil
+	})
+	asJSON := fs.Bool("json", false, "print the report as JSON (an array of reports without -rules)")
+	if err := e.parseFlags(cmd, fs, args); err != nil {
+		return err
+	}
+	settings, problems := loadRetrainSettings(os.Getenv)
+	if len(problems) > 0 {
+		return badInput("%s", strings.Join(problems, "; "))
+	}
+	var only *game.Rules
+	if strings.TrimSpace(*rulesFlag) != "" {
+		r, err := game.ParseRules(*rulesFlag)
+		if err != nil {
+			return badInput("-rules: %s", explain(err))
+		}
+		only = &r
+	}
+
+	store, closeStore, err := e.openStore(ctx, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	cfg := retrainConfig(settings)
+	cfg.Lease = lease
+	cfg.Now = e.now
+	cfg.Train.Epochs = epochs
+	cfg.Gate.Games = gateGames
+	job := retrain.New(store, cfg)
+
+	host, _ := os.Hostname()
+	bar := newProgressBar(e.stderr, e.now)
+	progress := func(p retrain.Progress) {
+		switch p.Stage {
+		case "lock": // taken at once, or the run fails with ErrRunning
+			return
+		case "done":
+			bar.finish()
+			return
+		}
+		bar.prefix = p.Rules + " "
+		bar.update(p.Stage, p.Done, p.Total, p.Epoch)
+	}
+	if only != nil {
+		rep, err := job.Run(ctx, retrain.Request{Rules: *only, Trigger: retrain.TriggerCLI, By: host}, progress)
+		bar.finish()
+		if err != nil {
+			return retrainError(*only, rep, err)
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, rep)
+		}
+		printRetrain(e.stdout, rep)
+		return nil
+	}
+
+	reports := []retrain.Report{}
+	for _, r := range job.Config().Rules {
+		n, err := job.NewGames(ctx, r)
+		if err != nil {
+			return err
+		}
+		if n < job.Config().MinNewGames {
+			fmt.Fprintf(e.stderr, "%s: %d new %s since the last run, fewer than RETRAIN_MIN_GAMES (%d); skipped\n",
+				r, n, plural(n, "game", "games"), job.Config().MinNewGames)
+			continue
+		}
+		rep, err := job.Run(ctx, retrain.Request{Rules: r, Trigger: retrain.TriggerCLI, By: host}, progress)
+		bar.finish()
+		if err != nil {
+			if *asJSON && rep.Rules != "" {
+				reports = append(reports, rep)
+				_ = writeJSON(e.stdout, reports)
+			}
+			return retrainError(r, rep, err)
+		}
+		reports = append(reports, rep)
+		if !*asJSON {
+			printRetrain(e.stdout, rep)
+		}
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, reports)
+	}
+	if len(reports) == 0 {
+		fmt.Fprintln(e.stdout, "no board had enough new games; nothing retrained")
+	}
+	return nil
+}
+
+// retrainConfig returns the retrain job's configuration from the
+// settings: every preset board, the shipped weights as defaults.
+func retrainConfig(s retrainSettings) retrain.Config {
+	var rules []game.Rules
+	for _, p := range bot.Presets() {
+		rules = append(rules, p.Rules)
+	}
+	return retrain.Config{
+		Rules:       rules,
+		Interval:    s.interval,
+		MinNewGames: s.minGames,
+		TimeLimit:   s.timeLimit,
+		CPUShare:    s.cpuShare,
+		Defaults:    weights.Load,
+		Train:       train.Config{},
+	}
+}
+
+// retrainError turns a failed run into the command's error, with a
+// message of its own when another process holds the lock.
+func retrainError(r game.Rules, rep retrain.Report, err error) error {
+	switch {
+	case errors.Is(err, retrain.ErrRunning):
+		msg := strings.TrimPrefix(err.Error(), retrain.ErrRunning.Error())
+		msg = strings.Trim(msg, " ()")
+		msg = strings.TrimPrefix(msg, persistence.ErrLockHeld.Error())
+		return fmt.Errorf("%s: another retrain job is running (the lock is held%s); nothing was done, try again once it ends", r, msg)
+	case errors.Is(err, retrain.ErrTimedOut):
+		return fmt.Errorf("%s: %w; the live model is unchanged", r, err)
+	case rep.Reason != "":
+		return fmt.Errorf("%s: %w; the live model is unchanged", r, err)
+	}
+	return fmt.Errorf("%s: %w", r, err)
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printRetrain writes a run's report in a few lines.
+func printRetrain(w io.Writer, rep retrain.Report) {
+	reason := rep.Reason
+	if !strings.HasPrefix(reason, rep.Outcome) {
+		reason = rep.Outcome + ": " + reason
+	}
+	fmt.Fprintf(w, "%s: %s\n", rep.Rules, reason)
+	c := rep.Corpus
+	fmt.Fprintf(w, "  corpus: %d %s (%d new, %d with a person), %d corrupt skipped\n",
+		c.Games, plural(c.Games, "game", "games"), c.NewGames, c.HumanGames, c.Corrupt)
+	live := rep.Live.Source
+	if rep.Live.Label != "" {
+		live += " " + rep.Live.Label
+	}
+	fmt.Fprintf(w, "  against: %s model; %d %s", live, rep.Workers, plural(rep.Workers, "worker", "workers"))
+	if rep.WarmStart {
+		fmt.Fprint(w, ", warm start")
+	}
+	fmt.Fprintln(w)
+	printTraining(w, "  ", rep.Epochs)
+	if g := rep.Gate; g != nil {
+		if h := g.HeadToHead; h != nil {
+			fmt.Fprintf(w, "  vs live model: score %.1f%% over %d games\n", 100*h.Score, h.Games)
+		}
+		for _, b := range g.Baselines {
+			fmt.Fprintf(w, "  vs %s: candidate %.1f%% (loss rate %.1f%%), reference %.1f%% (loss rate %.1f%%)\n",
+				b.Opponent, 100*b.Candidate.Score, 100*b.Candidate.LossRate, 100*b.Reference.Score, 100*b.Reference.LossRate)
+		}
+	}
+	if p := rep.Published; p != nil {
+		fmt.Fprintf(w, "  published: version %d (%s, %d bytes)\n", p.Version, p.Label, p.Size)
+	}
+	if k := rep.Candidate; k != nil {
+		fmt.Fprintf(w, "  candidate kept: %s (%s)\n", k.Where, k.Label)
+	}
+	fmt.Fprintf(w, "  took %.1fs\n", rep.Durations.Total)
+}

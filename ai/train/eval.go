@@ -102,7 +102,7 @@ func evaluate(ctx context.Context, n *nn.Net, cfg Config, opponents []string, be
 	reg := ai.NewRegistry()
 	factories := make([]ai.Factory, len(opponents))
 	for i, name := range opponents {
-		f, err := opponent(reg, name)
+		f, err := Opponent(reg, name)
 		if err != nil {
 			return Eval{}, err
 		}
@@ -158,8 +158,11 @@ func evaluate(ctx context.Context, n *nn.Net, cfg Config, opponents []string, be
 	return ev, nil
 }
 
-// opponent returns the factory of a baseline named as Evaluate describes.
-func opponent(reg *ai.Registry, spec string) (ai.Factory, error) {
+// Opponent returns the factory of a baseline named as Evaluate reads it: a
+// level of reg at its defaults, optionally with "@N" for N MCTS iterations
+// ("mcts@1000", deterministic for a seed and quick) or N plies of minimax
+// depth ("minimax@4"). Errors wrap ErrConfig and say what is allowed.
+func Opponent(reg *ai.Registry, spec string) (ai.Factory, error) {
 	name, arg, has := strings.Cut(strings.TrimSpace(spec), "@")
 	var o ai.Options
 	if has {

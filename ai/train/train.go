@@ -327,7 +327,7 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 	}
 	reg := ai.NewRegistry()
 	for _, name := range cfg.Opponents {
-		if _, err := opponent(reg, name); err != nil {
+		if _, err := Opponent(reg, name); err != nil {
 			return Result{}, err
 		}
 	}

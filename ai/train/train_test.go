@@ -513,3 +513,17 @@ func exactRates(n *nn.Net, p game.Position, me game.Mark, opp string, memo map[g
 	memo[p.Key()] = [2]float64{win, loss}
 	return win, loss
 }
+
+func TestOpponent(t *testing.T) {
+	reg := ai.NewRegistry()
+	for _, ok := range []string{"random", "easy", "perfect", "mcts@1000", "minimax@3", " Easy "} {
+		if _, err := Opponent(reg, ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "grandmaster", "mcts@", "mcts@0", "easy@3", "mcts@x"} {
+		if _, err := Opponent(reg, bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("%q: %v; want ErrConfig", bad, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/tttbot/ttt-bot/ai"
@@ -28,35 +27,11 @@ func (r *run) baselines() []string {
 // not know.
 func (r *run) checkGate() error {
 	for _, b := range r.baselines() {
-		if _, err := levelFactory(r.job.reg, b); err != nil {
+		if _, err := train.Opponent(r.job.reg, b); err != nil {
 			return fmt.Errorf("%w: gate baseline %q: %w", ErrBadRequest, b, err)
 		}
 	}
 	return nil
-}
-
-// levelFactory builds the factory of a baseline spec, written as package
-// train's Evaluate reads it: a level of ai.NewRegistry at its defaults,
-// optionally with "@N" for N MCTS iterations ("mcts@1000", deterministic
-// for a seed and quick) or N plies of minimax depth ("minimax@4").
-func levelFactory(reg *ai.Registry, spec string) (ai.Factory, error) {
-	name, arg, has := strings.Cut(strings.TrimSpace(spec), "@")
-	var o ai.Options
-	if has {
-		v, err := strconv.Atoi(arg)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%w: %q: write a level, optionally with @ and a positive number (MCTS iterations, minimax depth), like \"mcts@1000\"", ai.ErrBadOption, spec)
-		}
-		switch strings.ToLower(name) {
-		case "mcts":
-			o.Iterations = v
-		case "minimax":
-			o.Depth = v
-		default:
-			return nil, fmt.Errorf("%w: %q: only mcts (iterations) and minimax (depth) take a number", ai.ErrBadOption, spec)
-		}
-	}
-	return ai.LevelFactory(reg, name, o)
 }
 
 // netFactory plays a fixed network (its best-move head).
@@ -149,7 +124,7 @@ func (r *run) gate(ctx context.Context, cand, live *nn.Net) (GateReport, error) 
 		refF = netFactory(live)
 		g.Reference = "live model (" + r.rep.Live.describe() + ")"
 	} else {
-		f, err := levelFactory(j.reg, "random")
+		f, err := train.Opponent(j.reg, "random")
 		if err != nil {
 			return g, fmt.Errorf("retrain: the gate's reference: %w", err)
 		}
@@ -177,7 +152,7 @@ func (r *run) gate(ctx context.Context, cand, live *nn.Net) (GateReport, error) 
 			gc.Games, names, gc.Margin, gc.Margin)
 	}
 	for _, b := range baselines {
-		bf, err := levelFactory(j.reg, b)
+		bf, err := train.Opponent(j.reg, b)
 		if err != nil {
 			return g, fmt.Errorf("%w: gate baseline %q: %w", ErrBadRequest, b, err)
 		}

@@ -112,17 +112,3 @@ func TestWorkers(t *testing.T) {
 		}
 	}
 }
-
-func TestLevelFactory(t *testing.T) {
-	j := New(nil, Config{})
-	for _, ok := range []string{"random", "easy", "perfect", "mcts@1000", "minimax@3", " Easy "} {
-		if _, err := levelFactory(j.reg, ok); err != nil {
-			t.Errorf("%q: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "grandmaster", "mcts@", "mcts@0", "easy@3", "mcts@x"} {
-		if _, err := levelFactory(j.reg, bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/ai/train"
 	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -239,7 +240,11 @@ func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo)
 		}
 		lines = append(lines, r.cat.Text(loc, "model.shape", "params", strconv.Itoa(info.Params), "hidden", strings.Join(hidden, "×")))
 	}
-	if s := r.evalSummary(loc, info.Current.Eval); s != "" {
+	eval := info.Current.Eval
+	if info.Current.Version == 0 {
+		eval = info.Live.Eval // the shipped weights' own evaluation
+	}
+	if s := r.evalSummary(loc, eval); s != "" {
 		lines = append(lines, r.cat.Text(loc, "model.eval", "summary", s))
 	}
 	if len(info.Kept) > 0 {
@@ -261,9 +266,10 @@ func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo)
 	return ephemeral(strings.Join(lines, "\n"))
 }
 
-// evalSummary summarises a published version's evaluation (the retrain
-// job's gate report): its score against the previous version and each
-// baseline. It is "" for anything else.
+// evalSummary summarises a network's evaluation: for a published version
+// the retrain job's gate report (its score against the previous version
+// and each baseline), for shipped weights the training's arena (its score
+// against each baseline). It is "" for anything else.
 func (r *Renderer) evalSummary(loc discordgo.Locale, raw json.RawMessage) string {
 	var g retrain.GateReport
 	if len(raw) == 0 || json.Unmarshal(raw, &g) != nil {
@@ -275,6 +281,14 @@ func (r *Renderer) evalSummary(loc discordgo.Locale, raw json.RawMessage) string
 	}
 	for _, b := range g.Baselines {
 		parts = append(parts, r.baselineText(loc, b.Opponent)+" "+r.percent(loc, b.Candidate.Score))
+	}
+	if len(parts) == 0 {
+		var ev train.Eval
+		if json.Unmarshal(raw, &ev) == nil {
+			for _, m := range ev.Arena {
+				parts = append(parts, r.baselineText(loc, m.Opponent)+" "+r.percent(loc, m.Score))
+			}
+		}
 	}
 	return strings.Join(parts, " · ")
 }

@@ -94,6 +94,13 @@ func TestModelGolden(t *testing.T) {
 	live := nn.Meta{Rules: "3x3k3", Arch: nn.Arch{Rules: "3x3k3", Hidden: []int{64, 64}}, Version: "redis-3"}
 	shipped := live
 	shipped.Version = "shipped-2026-11-21"
+	shipped.Eval, err = json.Marshal(train.Eval{Arena: []train.Match{
+		{Opponent: "random", AsX: train.WLD{Wins: 194, Draws: 6}, AsO: train.WLD{Wins: 178, Draws: 22}, Score: 0.965},
+		{Opponent: "perfect", AsX: train.WLD{Draws: 200}, AsO: train.WLD{Draws: 200}, Score: 0.5},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, loc := range r.Catalog().Locales() {
 		t.Run(string(loc), func(t *testing.T) {
 			out := map[string]any{

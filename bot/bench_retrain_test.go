@@ -3,26 +3,18 @@ package bot_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"math/rand/v2"
 	"runtime"
-	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
-
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
-	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
-	"github.com/tttbot/ttt-bot/persistence/redistest"
 	"github.com/tttbot/ttt-bot/weights"
 )
 
@@ -49,14 +41,10 @@ func mustRules(b *testing.B, key string) game.Rules {
 }
 
 // newRetrainRig is newBenchRig with the shipped networks behind the neural
-// level; it also returns the Store, which the retrain job shares with the
-// Bot as it does in the serve command.
-func newRetrainRig(b *testing.B) (*benchRig, *persistence.Store) {
+// level (the Store is the rig's, which the retrain job shares with the Bot
+// as it does in the serve command).
+func newRetrainRig(b *testing.B) *benchRig {
 	b.Helper()
-	rdb := redistest.Client(b, redistest.Start(b))
-	r := &benchRig{dc: &benchDiscord{}}
-	rdb.AddHook(&r.trips)
-	store := persistence.New(rdb, persistence.Options{})
 	set := nn.NewSet()
 	for _, key := range []string{"3x3k3", retrainBenchRules} {
 		blob, err := weights.Load(key)
@@ -71,40 +59,7 @@ func newRetrainRig(b *testing.B) (*benchRig, *persistence.Store) {
 	}
 	levels := ai.NewRegistry()
 	levels.Register(ai.NeuralLevel(set))
-	cat, err := bot.NewCatalog()
-	if err != nil {
-		b.Fatal(err)
-	}
-	signer, err := bot.NewSigner([]byte("bench-test-custom-id-key-0123456"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	bt, err := bot.New(bot.Deps{Discord: r.dc, Store: store, Levels: levels, Catalog: cat, Signer: signer,
-		Logger: slog.New(slog.DiscardHandler), AppID: "1", Models: set},
-		bot.Options{Metrics: bot.NewMetrics(bot.NewRegistry())})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r.b, r.signer = bt, signer
-	r.nextID.Store(2_000_000_000)
-	return r, store
-}
-
-// newGameAt starts /ttt vs-ai level:<level> first:me for p on the default
-// board (3x3k3).
-func (r *benchRig) newGameAt(b *testing.B, p *benchPlayer, level string) {
-	i := &discordgo.Interaction{
-		ID: r.id(), Type: discordgo.InteractionApplicationCommand, ChannelID: p.channel, GuildID: "42",
-		Locale: discordgo.EnglishUS, Member: &discordgo.Member{User: &discordgo.User{ID: p.user}},
-		Data: discordgo.ApplicationCommandInteractionData{Name: bot.CommandName, Options: []*discordgo.ApplicationCommandInteractionDataOption{{
-			Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
-			Options: []*discordgo.ApplicationCommandInteractionDataOption{
-				{Name: "level", Type: discordgo.ApplicationCommandOptionString, Value: level},
-				{Name: "first", Type: discordgo.ApplicationCommandOptionString, Value: "me"},
-			},
-		}}},
-	}
-	r.read(b, p, r.handle(b, i), "9"+i.ID)
+	return newBenchRig(b, levels, set)
 }
 
 // retrainLoad is a retrain job running in the background, over and over,
@@ -194,7 +149,7 @@ func (l *retrainLoad) stop(b *testing.B) {
 // training epochs the job finished during the measurement (and per second)
 // with its worker count, which shows that it was training throughout.
 func BenchmarkHandleClickDuringRetrain(b *testing.B) {
-	rig, store := newRetrainRig(b)
+	rig := newRetrainRig(b)
 	for _, mode := range []struct {
 		name  string
 		share float64 // the job's CPU share; 0 for no job
@@ -202,7 +157,7 @@ func BenchmarkHandleClickDuringRetrain(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			var load *retrainLoad
 			if mode.share > 0 {
-				load = startRetrain(b, store, mode.share)
+				load = startRetrain(b, rig.store, mode.share)
 				defer load.stop(b)
 			}
 			for _, level := range []string{"easy", "neural"} {
@@ -215,48 +170,12 @@ func BenchmarkHandleClickDuringRetrain(b *testing.B) {
 // benchClicks runs the click workload against level for b.N interactions,
 // with load (which may be nil) training in the background.
 func benchClicks(b *testing.B, rig *benchRig, level string, load *retrainLoad) {
-	run := benchRun.Add(1)
-	pool := make(chan *benchPlayer, retrainGames)
-	for g := range retrainGames {
-		p := &benchPlayer{
-			user:    strconv.Itoa(700_000 + g),
-			channel: strconv.FormatInt(run*1_000_000+int64(g), 10),
-			rng:     rand.New(rand.NewPCG(uint64(run), uint64(g))),
-		}
-		rig.newGameAt(b, p, level)
-		pool <- p
-	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	lat := make([][]time.Duration, retrainClients)
-	var wg sync.WaitGroup
+	pool := rig.players(b, retrainGames, level)
 	var epochs0 int64
 	if load != nil {
 		epochs0 = load.epochs.Load()
 	}
-	b.ResetTimer()
-	start := time.Now()
-	for w := range retrainClients {
-		wg.Go(func() {
-			mine := make([]time.Duration, 0, b.N/retrainClients+1)
-			for left.Add(-1) >= 0 {
-				p := <-pool // a game nobody is clicking in right now
-				t0 := time.Now()
-				live := rig.click(b, p)
-				mine = append(mine, time.Since(t0))
-				if !live { // the game is over: the user starts the next one
-					t0 = time.Now()
-					rig.newGameAt(b, p, level)
-					mine = append(mine, time.Since(t0))
-				}
-				pool <- p
-			}
-			lat[w] = mine
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
+	all, elapsed := rig.clicks(b, pool, retrainClients, level)
 	var epochs float64
 	workers := 0
 	if load != nil {
@@ -267,8 +186,6 @@ func benchClicks(b *testing.B, rig *benchRig, level string, load *retrainLoad) {
 		}
 		epochs, workers = float64(load.epochs.Load()-epochs0), load.workers
 	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
 	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "interactions/s")
 	b.ReportMetric(pct(all, 0.50).Seconds()*1e3, "p50-ms")
 	b.ReportMetric(pct(all, 0.99).Seconds()*1e3, "p99-ms")

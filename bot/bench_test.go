@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -76,6 +77,7 @@ type benchPlayer struct {
 // benchRig is a Bot on a private Redis with a player per game.
 type benchRig struct {
 	b      *bot.Bot
+	store  *persistence.Store
 	dc     *benchDiscord
 	signer *bot.Signer
 	nextID atomic.Int64
@@ -102,7 +104,9 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	}
 }
 
-func newBenchRig(b *testing.B) *benchRig {
+// newBenchRig builds a Bot with the AI levels of levels and the networks
+// of models (nil for none) on a private Redis.
+func newBenchRig(b *testing.B, levels *ai.Registry, models *nn.Set) *benchRig {
 	b.Helper()
 	rdb := redistest.Client(b, redistest.Start(b))
 	r := &benchRig{dc: &benchDiscord{}}
@@ -116,13 +120,13 @@ func newBenchRig(b *testing.B) *benchRig {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bt, err := bot.New(bot.Deps{Discord: r.dc, Store: store, Levels: ai.NewRegistry(), Catalog: cat, Signer: signer,
-		Logger: slog.New(slog.DiscardHandler), AppID: "1"},
+	bt, err := bot.New(bot.Deps{Discord: r.dc, Store: store, Levels: levels, Catalog: cat, Signer: signer,
+		Logger: slog.New(slog.DiscardHandler), AppID: "1", Models: models},
 		bot.Options{Metrics: bot.NewMetrics(bot.NewRegistry())})
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.b, r.signer = bt, signer
+	r.b, r.store, r.signer = bt, store, signer
 	r.nextID.Store(1_000_000_000)
 	return r
 }
@@ -140,15 +144,16 @@ func (r *benchRig) handle(b *testing.B, i *discordgo.Interaction) *discordgo.Int
 	return resp.(*discordgo.InteractionResponse)
 }
 
-// newGame starts /ttt vs-ai level:easy first:me for p.
-func (r *benchRig) newGame(b *testing.B, p *benchPlayer) {
+// newGame starts /ttt vs-ai level:<level> first:me for p on the default
+// board (3x3k3).
+func (r *benchRig) newGame(b *testing.B, p *benchPlayer, level string) {
 	i := &discordgo.Interaction{
 		ID: r.id(), Type: discordgo.InteractionApplicationCommand, ChannelID: p.channel, GuildID: "42",
 		Locale: discordgo.EnglishUS, Member: &discordgo.Member{User: &discordgo.User{ID: p.user}},
 		Data: discordgo.ApplicationCommandInteractionData{Name: bot.CommandName, Options: []*discordgo.ApplicationCommandInteractionDataOption{{
 			Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []*discordgo.ApplicationCommandInteractionDataOption{
-				{Name: "level", Type: discordgo.ApplicationCommandOptionString, Value: "easy"},
+				{Name: "level", Type: discordgo.ApplicationCommandOptionString, Value: level},
 				{Name: "first", Type: discordgo.ApplicationCommandOptionString, Value: "me"},
 			},
 		}}},
@@ -209,50 +214,12 @@ var benchRun atomic.Int64 // keeps the channels of successive runs apart
 // queueing, games/throughput by Little's law; with fewer clients than games
 // it is close to the handler's own time while all the games stay live.
 func BenchmarkHandleClick(b *testing.B) {
-	rig := newBenchRig(b)
+	rig := newBenchRig(b, ai.NewRegistry(), nil)
 	for _, tc := range []struct{ games, clients int }{{1, 1}, {64, 64}, {1000, 1000}, {1000, 8}} {
 		b.Run("games="+strconv.Itoa(tc.games)+"/clients="+strconv.Itoa(tc.clients), func(b *testing.B) {
-			run := benchRun.Add(1)
-			pool := make(chan *benchPlayer, tc.games)
-			for g := range tc.games {
-				p := &benchPlayer{
-					user:    strconv.Itoa(500_000 + g),
-					channel: strconv.FormatInt(run*1_000_000+int64(g), 10),
-					rng:     rand.New(rand.NewPCG(uint64(run), uint64(g))),
-				}
-				rig.newGame(b, p)
-				pool <- p
-			}
-			var left atomic.Int64
-			left.Store(int64(b.N))
-			lat := make([][]time.Duration, tc.clients)
-			var wg sync.WaitGroup
-			b.ResetTimer()
+			pool := rig.players(b, tc.games, "easy")
 			trips0, bytes0 := rig.trips.n.Load(), rig.dc.bytes.Load()
-			start := time.Now()
-			for w := range tc.clients {
-				wg.Go(func() {
-					mine := make([]time.Duration, 0, b.N/tc.clients+1)
-					for left.Add(-1) >= 0 {
-						p := <-pool // a game nobody is clicking in right now
-						t0 := time.Now()
-						live := rig.click(b, p)
-						mine = append(mine, time.Since(t0))
-						if !live { // the game is over: the user starts the next one
-							t0 = time.Now()
-							rig.newGame(b, p)
-							mine = append(mine, time.Since(t0))
-						}
-						pool <- p
-					}
-					lat[w] = mine
-				})
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			all := slices.Concat(lat...)
-			slices.Sort(all)
+			all, elapsed := rig.clicks(b, pool, tc.clients, "easy")
 			b.ReportMetric(float64(len(all))/elapsed.Seconds(), "interactions/s")
 			b.ReportMetric(pct(all, 0.50).Seconds()*1e3, "p50-ms")
 			b.ReportMetric(pct(all, 0.99).Seconds()*1e3, "p99-ms")
@@ -260,6 +227,60 @@ func BenchmarkHandleClick(b *testing.B) {
 			b.ReportMetric(float64(rig.dc.bytes.Load()-bytes0)/float64(len(all)), "json-B/interaction")
 		})
 	}
+}
+
+// players starts games vs-ai games against level, one player each, and
+// returns them in a pool.
+func (r *benchRig) players(b *testing.B, games int, level string) chan *benchPlayer {
+	run := benchRun.Add(1)
+	pool := make(chan *benchPlayer, games)
+	for g := range games {
+		p := &benchPlayer{
+			user:    strconv.Itoa(500_000 + g),
+			channel: strconv.FormatInt(run*1_000_000+int64(g), 10),
+			rng:     rand.New(rand.NewPCG(uint64(run), uint64(g))),
+		}
+		r.newGame(b, p, level)
+		pool <- p
+	}
+	return pool
+}
+
+// clicks times b.N interactions, clients at a time, each in a game of pool
+// nobody else is clicking in right now: a click, and for a game that ends
+// the /ttt vs-ai against level that replaces it. It returns their
+// latencies, sorted, and the time they took; b's timer runs only meanwhile.
+func (r *benchRig) clicks(b *testing.B, pool chan *benchPlayer, clients int, level string) ([]time.Duration, time.Duration) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	lat := make([][]time.Duration, clients)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for w := range clients {
+		wg.Go(func() {
+			mine := make([]time.Duration, 0, b.N/clients+1)
+			for left.Add(-1) >= 0 {
+				p := <-pool
+				t0 := time.Now()
+				live := r.click(b, p)
+				mine = append(mine, time.Since(t0))
+				if !live { // the game is over: the user starts the next one
+					t0 = time.Now()
+					r.newGame(b, p, level)
+					mine = append(mine, time.Since(t0))
+				}
+				pool <- p
+			}
+			lat[w] = mine
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	return all, elapsed
 }
 
 // pct returns the p-quantile of sorted durations.

@@ -271,9 +271,7 @@ func TestRunNoLiveModelRejects(t *testing.T) {
 	if rep.Outcome != retrain.OutcomeRejected || !strings.Contains(rep.Reason, "below a random mover's") || rep.Candidate == nil {
 		t.Fatalf("report %q %q; want rejected against the random reference", rep.Outcome, rep.Reason)
 	}
-	if _, _, err := e.store.LoadModel(ctx, "3x3k3", 0); !errors.Is(err, persistence.ErrNotFound) {
-		t.Fatalf("registry: %v; want nothing published", err)
-	}
+	nothingPublished(t, ctx, e.store)
 	if rep.Checkpoint != "" {
 		t.Fatalf("checkpoint %q with an empty corpus; want none", rep.Checkpoint)
 	}
@@ -326,6 +324,14 @@ func TestRunExclusive(t *testing.T) {
 		t.Fatalf("current version %d; want exactly one publish", cur)
 	}
 	lockFree(t, ctx, e.store)
+}
+
+// nothingPublished fails t if the 3x3k3 registry holds a version.
+func nothingPublished(t *testing.T, ctx context.Context, st *persistence.Store) {
+	t.Helper()
+	if _, _, err := st.LoadModel(ctx, "3x3k3", 0); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("registry: %v; want nothing published", err)
+	}
 }
 
 func TestRunSkipsCorruptRecords(t *testing.T) {
@@ -381,9 +387,7 @@ func TestRunTimeLimit(t *testing.T) {
 	if rep.Outcome != retrain.OutcomeTimedOut || rep.Promoted || !strings.Contains(rep.Reason, "timed out") || rep.Checkpoint != "" {
 		t.Fatalf("report %q %q, checkpoint %q; want timed out", rep.Outcome, rep.Reason, rep.Checkpoint)
 	}
-	if _, _, err := e.store.LoadModel(ctx, "3x3k3", 0); !errors.Is(err, persistence.ErrNotFound) {
-		t.Fatalf("registry after a timed-out run: %v; want nothing published", err)
-	}
+	nothingPublished(t, ctx, e.store)
 	if _, _, err := e.store.LoadCandidate(ctx, "3x3k3"); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("candidate after a timed-out run: %v; want none", err)
 	}
@@ -443,9 +447,7 @@ func TestRunLockLost(t *testing.T) {
 	if rep.Promoted || rep.Outcome != retrain.OutcomeFailed || !strings.Contains(rep.Reason, "lost the retrain lock") {
 		t.Fatalf("report %q %q", rep.Outcome, rep.Reason)
 	}
-	if _, _, err := e.store.LoadModel(ctx, "3x3k3", 0); !errors.Is(err, persistence.ErrNotFound) {
-		t.Fatalf("registry: %v; want nothing published", err)
-	}
+	nothingPublished(t, ctx, e.store)
 }
 
 // TestRunCorruptLiveModel: a live model that does not load makes the job

@@ -33,6 +33,7 @@ func NeuralLevel(m Models) Level {
 		New: func(o Options) (Player, error) {
 			return newNeural(m, nil, o)
 		},
+		Plays: func(r game.Rules) error { return playable(m, r) },
 	}
 }
 
@@ -46,7 +47,16 @@ func HumanlikeLevel(m Models) Level {
 		New: func(o Options) (Player, error) {
 			return newHumanlike(m, nil, o)
 		},
+		Plays: func(r game.Rules) error { return playable(m, r) },
 	}
+}
+
+// playable reports whether m has a network for r: nil, or noModel's error.
+func playable(m Models, r game.Rules) error {
+	if m != nil && m.Net(r) != nil {
+		return nil
+	}
+	return noModel(m, r)
 }
 
 // noModel returns ErrNoModel for r, naming the rules m has networks for

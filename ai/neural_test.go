@@ -195,6 +195,33 @@ func TestNeuralNoModel(t *testing.T) {
 	}
 }
 
+// TestRegistryPlays: a network level plays exactly the rules its models
+// have a network for; the other levels play every rules.
+func TestRegistryPlays(t *testing.T) {
+	set := nn.NewSet()
+	reg := NewRegistry()
+	reg.Register(NeuralLevel(set))
+	reg.Register(HumanlikeLevel(set))
+	set.Put(neuralNet(t, "4x3xox", 1), nn.Meta{})
+	classic, xox := game.Classic(), neuralNet(t, "4x3xox", 1).Rules()
+	for _, name := range []string{"neural", "Humanlike "} {
+		if err := reg.Plays(name, classic); !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "4x3xox") {
+			t.Errorf("%s on 3x3k3: %v; want ErrNoModel naming 4x3xox", name, err)
+		}
+		if err := reg.Plays(name, xox); err != nil {
+			t.Errorf("%s on 4x3xox: %v", name, err)
+		}
+	}
+	for _, name := range []string{"random", "easy", "minimax", "mcts", "perfect"} {
+		if err := reg.Plays(name, classic); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := reg.Plays("grandmaster", classic); !errors.Is(err, ErrUnknownLevel) {
+		t.Errorf("unknown level: %v; want ErrUnknownLevel", err)
+	}
+}
+
 // mustHumanlike builds a Humanlike player of n.
 func mustHumanlike(t testing.TB, n *nn.Net) *Humanlike {
 	t.Helper()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tttbot/ttt-bot/game"
 )
 
 // Level is a named kind of player and how to build one.
@@ -14,6 +16,10 @@ type Level struct {
 	Summary string
 	// New builds a player with the given options.
 	New func(o Options) (Player, error)
+	// Plays, if set, reports whether the level can play games under the
+	// given rules now (nil), or why not (the networks need one for the
+	// rules: ErrNoModel). Nil means every rules.
+	Plays func(r game.Rules) error
 }
 
 // Registry maps level names to levels. NewRegistry fills it with the
@@ -54,6 +60,20 @@ func (r *Registry) Names() []string {
 		out = append(out, l.Name)
 	}
 	return out
+}
+
+// Plays reports whether the named level can play games under rules r
+// now: nil, or why not (ErrUnknownLevel, or the level's own reason, such
+// as ErrNoModel for a network level without a network for r).
+func (r *Registry) Plays(name string, rules game.Rules) error {
+	l, ok := r.levels[strings.ToLower(strings.TrimSpace(name))]
+	if !ok {
+		return fmt.Errorf("%w: %q; the levels are %s", ErrUnknownLevel, name, strings.Join(r.Names(), ", "))
+	}
+	if l.Plays == nil {
+		return nil
+	}
+	return l.Plays(rules)
 }
 
 // New builds a player of the named level (case is ignored).

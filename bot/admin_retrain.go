@@ -57,10 +57,6 @@ const (
 	codeInvalidWebhookToken = 50027
 )
 
-// networkLevels are the AI levels that play a network and so need one for
-// the board.
-var networkLevels = [...]string{"neural", "humanlike"}
-
 // retrainRun is one /ttt-admin retrain, handed by the command to the
 // RunSweeper loop, which runs the job and shows its progress and report
 // on the command's message.
@@ -351,27 +347,14 @@ func (b *Bot) model(ctx context.Context, c *call, r ModelRequest) error {
 	return b.respond(ctx, c, respMessage, b.render.Model(c.loc, r.Rules, info))
 }
 
-// checkNetwork refuses a level that plays a network on rules that have
-// none, before a game starts: the player is asked for a move on start,
-// which fails with ai.ErrNoModel then (a network move costs microseconds).
-func (b *Bot) checkNetwork(ctx context.Context, loc discordgo.Locale, level string, start game.Position) error {
-	needs := false
-	for _, l := range networkLevels {
-		needs = needs || l == level
-	}
-	if !needs || start.Over() {
-		return nil
-	}
-	if b.models != nil && b.models.Net(start.Rules()) != nil {
-		return nil
-	}
-	p, err := b.levels.New(level, ai.Options{})
-	if err == nil {
-		_, err = p.Move(ctx, start)
-	}
+// checkNetwork refuses, before a game starts, a level that cannot play
+// its rules now: a level that plays a network on rules that have none
+// (ai.Registry.Plays fails with ai.ErrNoModel).
+func (b *Bot) checkNetwork(loc discordgo.Locale, level string, rules game.Rules) error {
+	err := b.levels.Plays(level, rules)
 	if !errors.Is(err, ai.ErrNoModel) {
-		return nil // it plays (its network comes from elsewhere), or fails later and aiMove copes
+		return nil // it plays, or fails later (an unknown level) where that is handled
 	}
 	return &UserError{Key: keyNoModelLevel, Vars: []string{"level", b.render.levelText(loc, level),
-		"rules", b.render.rulesText(loc, start.Rules())}, Err: err}
+		"rules", b.render.rulesText(loc, rules)}, Err: err}
 }

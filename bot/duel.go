@@ -27,7 +27,7 @@ type duelJob struct {
 func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
 	x, o := r.X, r.O
 	for _, level := range []string{x.Level, o.Level} {
-		if err := b.checkNetwork(ctx, c.loc, level, game.NewPosition(r.Rules)); err != nil {
+		if err := b.checkNetwork(c.loc, level, r.Rules); err != nil {
 			return err
 		}
 	}

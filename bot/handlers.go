@@ -154,7 +154,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 			return positionErr(r.Rules, err)
 		}
 	}
-	if err := b.checkNetwork(ctx, c.loc, r.AI.Level, start); err != nil {
+	if err := b.checkNetwork(c.loc, r.AI.Level, r.Rules); err != nil {
 		return err
 	}
 	comp := r.AI

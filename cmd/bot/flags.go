@@ -16,7 +16,7 @@ import (
 // Help texts shared by several subcommands.
 const (
 	rulesHelp    = "the `rules`: " + `rows x cols and k in a row, like "3x3k3" or "5x5k4", or the X-O-X variant, like "4x3xox"`
-	positionHelp = "start from this `position`: " + `the cells row by row as X, O or -, like "x--/-o-/---" (default the empty board)`
+	positionHelp = "start from this `position`: " + `the cells row by row as X, O or -, like "x--/-o-/---", or a shared game, like "3x3k3 b2 a1" (default the empty board)`
 	seedHelp     = "`seed` for every random choice, to replay a game exactly (default a random seed)"
 )
 
@@ -190,15 +190,30 @@ func (f *seedFlag) resolve(e *env) uint64 {
 	return f.value
 }
 
-// parseGame reads the -rules and -position flag values into the starting
-// position, as input errors that name the flag.
-func parseGame(rules, position string) (game.Position, error) {
+// parseGame reads the -rules and -position flag values of fs into the
+// starting position, as input errors that name the flag. The position may
+// be a whole game in record notation ("3x3k3 b2 a1"), as the bot shares
+// games: then play goes on from its last position, under its rules, and
+// -rules, when given, must agree with them.
+func parseGame(fs *flag.FlagSet, rules, position string) (game.Position, error) {
 	r, err := game.ParseRules(rules)
 	if err != nil {
 		return game.Position{}, badInput("-rules: %s", explain(err))
 	}
 	if strings.TrimSpace(position) == "" {
 		return game.NewPosition(r), nil
+	}
+	if game.LooksLikeRecord(position) {
+		rec, err := game.ParseRecord(position)
+		if err != nil {
+			return game.Position{}, badInput("-position: %s", explain(err))
+		}
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rules" })
+		if given && !rec.Rules.Equal(r) {
+			return game.Position{}, badInput("-position is a %s game but -rules says %s; give one of them, or the same rules", rec.Rules, r)
+		}
+		return rec.Position(), nil
 	}
 	p, err := game.ParsePosition(r, position)
 	if err != nil {

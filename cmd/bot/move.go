@@ -32,7 +32,7 @@ func runMove(ctx context.Context, e *env, cmd *command, args []string) error {
 	if err := e.parseFlags(cmd, fs, args); err != nil {
 		return err
 	}
-	p, err := parseGame(*rules, *position)
+	p, err := parseGame(fs, *rules, *position)
 	if err != nil {
 		return err
 	}

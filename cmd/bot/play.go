@@ -47,7 +47,7 @@ func runPlay(ctx context.Context, e *env, cmd *command, args []string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 
-	p, err := parseGame(*rules, *position)
+	p, err := parseGame(fs, *rules, *position)
 	if err != nil {
 		return err
 	}

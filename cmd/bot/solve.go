@@ -33,7 +33,7 @@ or Ctrl-C stops the search.`,
 func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 	fs := newFlagSet(cmd)
 	rules := fs.String("rules", "3x3k3", rulesHelp)
-	position := fs.String("position", "", "the `position` to solve: "+`the cells row by row as X, O or -, like "x--/-o-/---" (default the empty board)`)
+	position := fs.String("position", "", "the `position` to solve: "+`the cells row by row as X, O or -, like "x--/-o-/---", or a shared game, like "3x3k3 b2 a1" (default the empty board)`)
 	var timeout time.Duration
 	fs.Func("timeout", "give up after this long, a `duration` like \"30s\" or \"5m\" (default no limit)", func(s string) error {
 		v, err := time.ParseDuration(strings.TrimSpace(s))
@@ -46,7 +46,7 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 	if err := e.parseFlags(cmd, fs, args); err != nil {
 		return err
 	}
-	p, err := parseGame(*rules, *position)
+	p, err := parseGame(fs, *rules, *position)
 	if err != nil {
 		return err
 	}

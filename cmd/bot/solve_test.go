@@ -75,3 +75,30 @@ func TestSolveTimeout(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and \"gave up\"", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestSolveSharedGame: -position takes a game shared as a record line, and
+// its rules; -rules, when given, must agree.
+func TestSolveSharedGame(t *testing.T) {
+	tests := []struct {
+		args     []string
+		code     int
+		contains string
+	}{
+		{[]string{"-position", "3x3k3 b2 a1"}, exitOK, "position: O--/-X-/--- (3x3k3, X to move)"},
+		{[]string{"-rules", "3x3k3", "-position", "3x3k3 b2 a1"}, exitOK, "value: draw"},
+		{[]string{"-position", "4x3xox b2"}, exitOK, "(4x3xox, O to move)"},
+		{[]string{"-rules", "4x4k4", "-position", "3x3k3 b2 a1"}, exitInput, "-position is a 3x3k3 game but -rules says 4x4k4"},
+		{[]string{"-position", "3x3k3 b2 b2"}, exitInput, "move 2 (b2)"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := runBot(t, "", append([]string{"solve"}, tt.args...)...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d: %s%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout+r.stderr, tt.contains) {
+				t.Errorf("want %q in:\n%s%s", tt.contains, r.stdout, r.stderr)
+			}
+		})
+	}
+}

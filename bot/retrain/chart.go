@@ -1,9 +1,7 @@
 package retrain
 
 import (
-	"bytes"
 	"fmt"
-	"image"
 	"image/color"
 	"image/png"
 	"math"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/bot/chart"
 )
 
 // Chart geometry, in pixels.
@@ -67,7 +66,7 @@ type series struct {
 // report's rules, outcome, published version and epochs, so equal
 // reports give equal bytes.
 func Chart(r Report) ([]byte, error) {
-	img := image.NewPaletted(image.Rect(0, 0, chartW, chartH), chartPalette)
+	cv := chart.NewCanvas(chartW, chartH, chartPalette)
 	title := strings.ToUpper(r.Rules) + " RETRAIN"
 	if r.Outcome != "" {
 		title += " - " + strings.ToUpper(r.Outcome)
@@ -76,7 +75,7 @@ func Chart(r Report) ([]byte, error) {
 		title += fmt.Sprintf(" AS VERSION %d", r.Published.Version)
 	}
 	title += fmt.Sprintf(" - %d EPOCHS", len(r.Epochs))
-	drawText(img, (chartW-textWidth(title, chartScale))/2, 10, title, chartScale, cBlack)
+	cv.Text((chartW-chart.TextWidth(title, chartScale))/2, 10, title, chartScale, cBlack)
 
 	pick := func(f func(e nn.Epoch) float64, skipNegative bool) []float64 {
 		ys := make([]float64, len(r.Epochs))
@@ -123,23 +122,22 @@ func Chart(r Report) ([]byte, error) {
 			}
 		}
 	}
-	lossStep := niceStep(lossMax, 5)
-	panel(img, panelLeft1, "loss", loss, len(r.Epochs), lossStep*math.Ceil(lossMax/lossStep), lossStep)
-	panel(img, panelLeft2, "accuracy %", acc, len(r.Epochs), 100, 20)
+	lossStep := chart.NiceStep(lossMax, 5)
+	panel(cv, panelLeft1, "loss", loss, len(r.Epochs), lossStep*math.Ceil(lossMax/lossStep), lossStep)
+	panel(cv, panelLeft2, "accuracy %", acc, len(r.Epochs), 100, 20)
 
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	if err := enc.Encode(&buf, img); err != nil {
-		return nil, fmt.Errorf("retrain: encoding the chart: %w", err)
+	b, err := cv.PNG(png.BestCompression)
+	if err != nil {
+		return nil, fmt.Errorf("retrain: %w", err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // panel draws one plot: title, grid, axes with tick labels, the curves
 // over epochs 1..n and y from 0 to yMax, and the legend below.
-func panel(img *image.Paletted, left int, title string, ss []series, n int, yMax, yStep float64) {
+func panel(cv *chart.Canvas, left int, title string, ss []series, n int, yMax, yStep float64) {
 	right := left + panelWidth
-	drawText(img, left+(panelWidth-textWidth(title, chartScale))/2, panelTop-18, title, chartScale, cBlack)
+	cv.Text(left+(panelWidth-chart.TextWidth(title, chartScale))/2, panelTop-18, title, chartScale, cBlack)
 	if yMax <= 0 {
 		yMax, yStep = 1, 0.2
 	}
@@ -157,12 +155,12 @@ func panel(img *image.Paletted, left int, title string, ss []series, n int, yMax
 			break
 		}
 		y := py(v)
-		hline(img, left, right, y, cGrid)
-		label := formatTick(v, yStep)
-		drawText(img, left-6-textWidth(label, chartScale), y-glyphH*chartScale/2, label, chartScale, cAxisText)
+		cv.HLine(left, right, y, cGrid)
+		label := chart.FormatTick(v, yStep)
+		cv.Text(left-6-chart.TextWidth(label, chartScale), y-chart.TextHeight(chartScale)/2, label, chartScale, cAxisText)
 	}
 	// Grid and x labels.
-	xStep := int(niceStep(float64(xMax-1), 5))
+	xStep := int(chart.NiceStep(float64(xMax-1), 5))
 	xStep = max(xStep, 1)
 	ticks := []int{1}
 	for e := xStep; e <= xMax; e += xStep {
@@ -172,15 +170,15 @@ func panel(img *image.Paletted, left int, title string, ss []series, n int, yMax
 	}
 	for _, e := range ticks {
 		x := px(float64(e))
-		vline(img, x, panelTop, panelBottom, cGrid)
+		cv.VLine(x, panelTop, panelBottom, cGrid)
 		label := strconv.Itoa(e)
-		drawText(img, x-textWidth(label, chartScale)/2, panelBottom+8, label, chartScale, cAxisText)
+		cv.Text(x-chart.TextWidth(label, chartScale)/2, panelBottom+8, label, chartScale, cAxisText)
 	}
 	axis := "epoch"
-	drawText(img, left+(panelWidth-textWidth(axis, chartScale))/2, panelBottom+26, axis, chartScale, cAxisText)
+	cv.Text(left+(panelWidth-chart.TextWidth(axis, chartScale))/2, panelBottom+26, axis, chartScale, cAxisText)
 	// Axes.
-	hline(img, left, right, panelBottom, cBlack)
-	vline(img, left, panelTop, panelBottom, cBlack)
+	cv.HLine(left, right, panelBottom, cBlack)
+	cv.VLine(left, panelTop, panelBottom, cBlack)
 	// Curves, in order, so the first drawn is under the others.
 	for _, s := range ss {
 		if s.ys == nil {
@@ -194,9 +192,9 @@ func panel(img *image.Paletted, left int, title string, ss []series, n int, yMax
 			}
 			x, y := px(float64(i+1)), py(math.Min(v, yMax))
 			if have {
-				line(img, prevX, prevY, x, y, s.color, s.dashed)
+				cv.Line(prevX, prevY, x, y, s.color, s.dashed)
 			} else if len(s.ys) == 1 {
-				fill(img, x-1, y-1, 3, 3, s.color)
+				cv.Fill(x-1, y-1, 3, 3, s.color)
 			}
 			prevX, prevY, have = x, y, true
 		}
@@ -207,87 +205,12 @@ func panel(img *image.Paletted, left int, title string, ss []series, n int, yMax
 		if s.ys == nil {
 			continue
 		}
-		w := 20 + 6 + textWidth(s.name, chartScale) + 16
+		w := 20 + 6 + chart.TextWidth(s.name, chartScale) + 16
 		if x+w > right+40 {
 			x, y = left, y+18
 		}
-		line(img, x, y+4, x+20, y+4, s.color, s.dashed)
-		drawText(img, x+26, y, s.name, chartScale, cBlack)
+		cv.Line(x, y+4, x+20, y+4, s.color, s.dashed)
+		cv.Text(x+26, y, s.name, chartScale, cBlack)
 		x += w
 	}
-}
-
-// niceStep returns a round step (1, 2 or 5 times a power of ten) that cuts
-// span into about parts parts.
-func niceStep(span float64, parts int) float64 {
-	if span <= 0 || math.IsNaN(span) || math.IsInf(span, 0) {
-		return 1
-	}
-	raw := span / float64(parts)
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= raw {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// formatTick prints a tick value with the decimals its step needs.
-func formatTick(v, step float64) string {
-	dec := 0
-	if step < 1 {
-		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
-	}
-	return strconv.FormatFloat(v, 'f', dec, 64)
-}
-
-// hline and vline draw one-pixel lines.
-func hline(img *image.Paletted, x0, x1, y int, c uint8) { fill(img, x0, y, x1-x0+1, 1, c) }
-
-// vline draws a vertical one-pixel line.
-func vline(img *image.Paletted, x, y0, y1 int, c uint8) { fill(img, x, y0, 1, y1-y0+1, c) }
-
-// line draws a two-pixel-thick line (Bresenham), dashed if asked: 6 pixels
-// on, 4 off along the major axis.
-func line(img *image.Paletted, x0, y0, x1, y1 int, c uint8, dashed bool) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := sign(x1-x0), sign(y1-y0)
-	err := dx + dy
-	for i := 0; ; i++ {
-		if !dashed || i%10 < 6 {
-			fill(img, x0, y0, 2, 2, c)
-		}
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		e2 := 2 * err
-		if e2 >= dy {
-			err += dy
-			x0 += sx
-		}
-		if e2 <= dx {
-			err += dx
-			y0 += sy
-		}
-	}
-}
-
-// abs returns |v|.
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-// sign returns -1, 0 or 1.
-func sign(v int) int {
-	switch {
-	case v < 0:
-		return -1
-	case v > 0:
-		return 1
-	}
-	return 0
 }

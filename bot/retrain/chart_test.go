@@ -104,23 +104,3 @@ func TestChartGolden(t *testing.T) {
 		})
 	}
 }
-
-func TestNiceStep(t *testing.T) {
-	tests := []struct {
-		span  float64
-		parts int
-		want  float64
-	}{
-		{1, 5, 0.2},
-		{3.7, 5, 1},
-		{39, 5, 10},
-		{0, 5, 1},
-		{math.NaN(), 5, 1},
-		{0.013, 5, 0.005},
-	}
-	for _, tt := range tests {
-		if got := niceStep(tt.span, tt.parts); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("niceStep(%v, %d) = %v; want %v", tt.span, tt.parts, got, tt.want)
-		}
-	}
-}

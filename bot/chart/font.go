@@ -1,10 +1,6 @@
-package retrain
+package chart
 
-import (
-	"image"
-	"strings"
-	"unicode"
-)
+import "unicode"
 
 // glyphs is a 3x5 pixel font: five rows per character, the three low bits
 // of each row from left (0b100) to right (0b001). Letters are upper case
@@ -67,8 +63,10 @@ const (
 	glyphW, glyphH, glyphAdvance = 3, 5, 4
 )
 
-// textWidth returns the width of s drawn at scale.
-func textWidth(s string, scale int) int {
+// TextWidth returns the width in pixels of s drawn at scale (one font pixel
+// a scale x scale square): 4*scale per character less the gap after the
+// last.
+func TextWidth(s string, scale int) int {
 	n := len([]rune(s))
 	if n == 0 {
 		return 0
@@ -76,10 +74,16 @@ func textWidth(s string, scale int) int {
 	return (n*glyphAdvance - 1) * scale
 }
 
-// drawText draws s with its top-left corner at (x, y), each font pixel a
-// scale x scale square of colour index c.
-func drawText(img *image.Paletted, x, y int, s string, scale int, c uint8) {
-	for _, ch := range strings.ToUpper(s) {
+// TextHeight returns the height in pixels of text drawn at scale.
+func TextHeight(scale int) int { return glyphH * scale }
+
+// Text draws s with its top-left corner at (x, y), each font pixel a
+// scale x scale square of colour ci. The font has digits, the Latin
+// letters (drawn upper case), space and . , - + = % : / ( ) ?; any other
+// character is drawn as '?', so text for people in other languages does
+// not belong in a chart.
+func (c *Canvas) Text(x, y int, s string, scale int, ci uint8) {
+	for _, ch := range s {
 		g, ok := glyphs[unicode.ToUpper(ch)]
 		if !ok {
 			g = glyphs['?']
@@ -89,19 +93,9 @@ func drawText(img *image.Paletted, x, y int, s string, scale int, c uint8) {
 				if g[row]&(0b100>>col) == 0 {
 					continue
 				}
-				fill(img, x+col*scale, y+row*scale, scale, scale, c)
+				c.Fill(x+col*scale, y+row*scale, scale, scale, ci)
 			}
 		}
 		x += glyphAdvance * scale
-	}
-}
-
-// fill paints a w x h rectangle at (x, y), clipped to the image.
-func fill(img *image.Paletted, x, y, w, h int, c uint8) {
-	r := image.Rect(x, y, x+w, y+h).Intersect(img.Rect)
-	for yy := r.Min.Y; yy < r.Max.Y; yy++ {
-		for xx := r.Min.X; xx < r.Max.X; xx++ {
-			img.SetColorIndex(xx, yy, c)
-		}
 	}
 }

@@ -76,6 +76,10 @@ type FinishedGame struct {
 	End string
 	// Finished is when the game ended; the zero time means now.
 	Finished time.Time
+	// Assisted says, per side ([0] X, [1] O), whether its player took a
+	// hint (Session.Assisted); the corpus records it so that training does
+	// not take those moves for the player's own.
+	Assisted [2]bool
 }
 
 // CorpusRecord is one game of the training corpus, as stored in Redis and
@@ -83,7 +87,7 @@ type FinishedGame struct {
 //
 //	{"v":1,"game":"g1","rules":"3x3k3","start":"X--/---/---","moves":["1 1","0 2"],
 //	 "x":{"user":"<pseudonym>"},"o":{"ai":"perfect"},"result":"X wins",
-//	 "time":"2026-11-21T18:00:00Z","source":"bot"}
+//	 "time":"2026-11-21T18:00:00Z","source":"bot","assisted":["x"]}
 //
 // v is the schema version; game the game ID (unique per rules); rules the
 // rules notation; start the starting position in position notation
@@ -95,7 +99,11 @@ type FinishedGame struct {
 // when the board decided the game, else "resign" or "timeout" (the other
 // side won), "moderator" or "expired" (any result); time when the game
 // finished (RFC 3339, UTC); source where the record came from ("bot",
-// "games.txt").
+// "games.txt"); assisted, optional (omitted when nobody was), the sides
+// whose player took a hint during the game, "x" and/or "o": their moves
+// are not all the player's own, so training must not learn them as human
+// moves. Readers of version 1 that predate assisted refuse records that
+// have it (unknown field); records without it read the same as before.
 type CorpusRecord struct {
 	// Version is the schema version, CorpusVersion.
 	Version int `json:"v"`
@@ -118,6 +126,9 @@ type CorpusRecord struct {
 	Time time.Time `json:"time"`
 	// Source says where the record came from ("bot", "games.txt").
 	Source string `json:"source,omitempty"`
+	// Assisted lists the sides, "x" and "o", whose player took a hint;
+	// empty when nobody did.
+	Assisted []string `json:"assisted,omitempty"`
 }
 
 // corpusMaxGameID bounds the length of a game ID.
@@ -154,6 +165,11 @@ func (s *Store) corpusRecord(g FinishedGame) (CorpusRecord, error) {
 	if g.Start.Rules().Valid() && g.Start.Ply() > 0 {
 		r.Start = g.Start.String()
 	}
+	for i, side := range [2]string{"x", "o"} {
+		if g.Assisted[i] {
+			r.Assisted = append(r.Assisted, side)
+		}
+	}
 	for i, c := range g.Moves {
 		r.Moves[i] = c.RowCol()
 	}
@@ -188,9 +204,10 @@ func (s *Store) corpusPlayer(p Player) (Player, error) {
 
 // Validate checks r by replaying it with package game: the known schema
 // version, a game ID, rules in canonical notation, a reachable start
-// position, legal moves, players that are a user or an AI (not both), a
-// result that matches the final board (or, for a game the board did not
-// decide, a known end reason) and a time. Errors wrap ErrInvalid.
+// position, legal moves, players that are a user or an AI (not both),
+// assisted sides "x" or "o" without repeats, a result that matches the
+// final board (or, for a game the board did not decide, a known end
+// reason) and a time. Errors wrap ErrInvalid.
 func (r CorpusRecord) Validate() error {
 	_, err := r.replay()
 	return err
@@ -235,6 +252,17 @@ func (r CorpusRecord) replay() (game.Position, error) {
 	for _, p := range []Player{r.X, r.O} {
 		if p.User != "" && p.AI != "" {
 			return bad("a player is a user or an AI level, not both")
+		}
+	}
+	var seenX, seenO bool
+	for _, a := range r.Assisted {
+		switch {
+		case a == "x" && !seenX:
+			seenX = true
+		case a == "o" && !seenO:
+			seenO = true
+		default:
+			return bad("assisted %q: want the sides \"x\" and/or \"o\", each at most once", r.Assisted)
 		}
 	}
 	var want game.Result

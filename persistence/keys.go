@@ -136,3 +136,58 @@ func (k keys) modelBlob(rules string, v int64) string {
 // modelChannel is the pub/sub channel (not a key) on which publishes and
 // rollbacks are announced.
 func (k keys) modelChannel() string { return k.prefix + ":models" }
+
+// --- archive, reviews, histories, daily puzzles ---
+
+// A finished game's archive and its cached review live in the game's
+// channel slot, beside the game itself (a review is only stored while the
+// archive exists, checked and written in one script):
+//
+//	ttt:{<channel>}:a:<suffix>              string: the archived game (JSON, short names)
+//	ttt:{<channel>}:rv:<suffix>             string: a cached review, with the archive's TTL
+//
+// A user's history is one list in the user's own slot; the push script
+// checks for the game and inserts the entry in one step:
+//
+//	ttt:history:{u:<user>}                  list: entries (JSON, short names), newest first
+//
+// Daily puzzles, puzzle stats and the puzzle leaderboard share the
+// guild's scope tag with its ratings (ratingScope: {g:<guild>}, or
+// {global} outside guilds), so one script updates a user's stats and the
+// leaderboard, and DeleteUserStats clears ratings and puzzles of a guild
+// in one transaction:
+//
+//	ttt:puzzle:{g:<guild>}:day:<day>:<rules>  string: the day's puzzle, set once
+//	ttt:puzzle:{g:<guild>}:user:<user>        hash: counts, streak, recent attempts
+//	ttt:puzzle:{g:<guild>}:board              zset: users by solved and streak
+//
+// The guilds a user has puzzle stats in are added to ratingGuilds, the
+// index DeleteUserStats reads.
+
+// archive is a finished game's archived record.
+func (k keys) archive(channel, suffix string) string {
+	return k.prefix + ":" + tag(channel) + ":a:" + suffix
+}
+
+// review is a finished game's cached review.
+func (k keys) review(channel, suffix string) string {
+	return k.prefix + ":" + tag(channel) + ":rv:" + suffix
+}
+
+// history is a user's list of games, newest first.
+func (k keys) history(user string) string { return k.prefix + ":history:" + tag("u:"+user) }
+
+// puzzleDaily is the puzzle of one day and rules in a guild.
+func (k keys) puzzleDaily(guild, day, rules string) string {
+	return k.prefix + ":puzzle:" + ratingScope(guild) + ":day:" + day + ":" + rules
+}
+
+// puzzleStats is a user's puzzle stats in a guild.
+func (k keys) puzzleStats(guild, user string) string {
+	return k.prefix + ":puzzle:" + ratingScope(guild) + ":user:" + user
+}
+
+// puzzleBoard is a guild's puzzle leaderboard.
+func (k keys) puzzleBoard(guild string) string {
+	return k.prefix + ":puzzle:" + ratingScope(guild) + ":board"
+}

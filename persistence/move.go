@@ -278,7 +278,7 @@ func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Ses
 		return nil, err
 	}
 	next := g.clone()
-	next.Moves = nil
+	next.Moves, next.Assisted = nil, [2]bool{}
 	if next.Status == 0 {
 		next.Status = StatusActive
 	}
@@ -344,6 +344,9 @@ func validateNewGame(g *Session) error {
 	}
 	if g.TurnTime < 0 {
 		return bad("negative turn time %s", g.TurnTime)
+	}
+	if len(g.Puzzle) > maxPuzzleKey {
+		return bad("puzzle key of %d bytes; at most %d", len(g.Puzzle), maxPuzzleKey)
 	}
 	return nil
 }
@@ -541,6 +544,49 @@ func (s *Store) EndByModerator(ctx context.Context, id GameID, version int64) (*
 		finishSession(next, game.Ongoing, ByModerator)
 		return nil
 	})
+}
+
+// markAssistedTries bounds MarkAssisted's reloads after losing a
+// compare-and-set to a concurrent change (a move, the sweeper).
+const markAssistedTries = 8
+
+// MarkAssisted records that the player of side (game.X or game.O) in
+// active game id took a hint, and returns the game after it. It works at
+// any version: it loads the game and compare-and-sets, reloading and trying
+// again if another change got in between, so a concurrent move never makes
+// it fail. It is idempotent: a side already marked is returned as it is,
+// unchanged (same version), so a retry is safe. Marking changes the
+// version like any change; use the returned session's Version for the next
+// change. It fails with ErrNotLive if the game is not active (over, or a
+// challenge not yet accepted), ErrInvalid for a side that is neither X nor
+// O, and ErrNotFound for an unknown game.
+func (s *Store) MarkAssisted(ctx context.Context, id GameID, side game.Mark) (*Session, error) {
+	if side != game.X && side != game.O {
+		return nil, fmt.Errorf("%w: mark assisted in game %s: side %s; want X or O", ErrInvalid, id, side)
+	}
+	var err error
+	for range markAssistedTries {
+		var cur *Session
+		var p game.Position
+		if cur, p, err = s.gamePosition(ctx, id); err != nil {
+			return nil, err
+		}
+		if cur.Status != StatusActive {
+			return nil, fmt.Errorf("%w: game %s is %s", ErrNotLive, id, cur.Status)
+		}
+		if cur.Assisted[side-1] {
+			return cur, nil
+		}
+		var next *Session
+		next, err = s.updateFrom(ctx, cur, p, func(_, next *Session, _ game.Position) error {
+			next.Assisted[side-1] = true
+			return nil
+		})
+		if !errors.Is(err, ErrConflict) {
+			return next, err
+		}
+	}
+	return nil, err
 }
 
 // SetMessage records the Discord message that shows game id's board. It

@@ -274,25 +274,36 @@ func (s *Store) Rank(ctx context.Context, guild, user string) (Standing, error) 
 	return Standing{Rank: rank.Val() + 1, User: user, Rating: score.Val()}, nil
 }
 
-// DeleteUserStats deletes a user's stats and leaderboard places in every
-// guild and globally (for a user who asks to be forgotten). The games
-// stay counted for their opponents. A game of the user that finishes
-// while this runs may be counted again afterwards; run it again then.
+// DeleteUserStats deletes what the Store keeps about a user under their
+// ID, for a user who asks to be forgotten: their stats and leaderboard
+// places in every guild and globally, their puzzle stats and puzzle
+// leaderboard places likewise, and their game history. The games stay
+// counted for their opponents. What it cannot reach stays until it
+// expires: archived games and their reviews name the user until
+// Options.HistoryTTL after the game, their opponents' history entries name
+// them as the opponent until those are trimmed or expire, and the corpus
+// holds only pseudonyms. A game of the user that finishes while this runs
+// may be counted (or archived) again afterwards; run it again then.
 func (s *Store) DeleteUserStats(ctx context.Context, user string) error {
 	guilds, err := s.rdb.SMembers(ctx, s.keys.ratingGuilds(user)).Result()
 	if err != nil {
 		return fmt.Errorf("persistence: deleting stats of %s: %w", user, err)
 	}
 	for _, guild := range append(guilds, "") {
+		// The guild's ratings and puzzles share its scope's slot.
 		pipe := s.rdb.TxPipeline()
-		pipe.Del(ctx, s.keys.ratingStats(guild, user))
+		pipe.Del(ctx, s.keys.ratingStats(guild, user), s.keys.puzzleStats(guild, user))
 		pipe.ZRem(ctx, s.keys.ratingBoard(guild), user)
+		pipe.ZRem(ctx, s.keys.puzzleBoard(guild), user)
 		if guild == "" {
 			pipe.Del(ctx, s.keys.ratingGuilds(user))
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return fmt.Errorf("persistence: deleting stats of %s in %s: %w", user, ratingScopeName(guild), err)
 		}
+	}
+	if err := s.rdb.Del(ctx, s.keys.history(user)).Err(); err != nil {
+		return fmt.Errorf("persistence: deleting the history of %s: %w", user, err)
 	}
 	return nil
 }

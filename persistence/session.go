@@ -200,6 +200,14 @@ type Session struct {
 	End Ending
 	// TurnTime is the time each player has per move; 0 means no clock.
 	TurnTime time.Duration
+	// Assisted says, per side ([0] X, [1] O), whether its player took a
+	// hint during the game (see Store.MarkAssisted): their moves are not
+	// all their own, so the history shows it and the corpus keeps those
+	// moves out of the human-move training.
+	Assisted [2]bool
+	// Puzzle is the daily-puzzle key ("2026-11-24") of a puzzle attempt,
+	// empty for a normal game.
+	Puzzle string
 	// Deadline is when the sweeper acts on the game: an open challenge
 	// expires, the player to move in a game with a clock loses on time, a
 	// game without one is abandoned (Options.IdleTTL after its last move).
@@ -307,6 +315,8 @@ type sessionRecord struct {
 	End        uint8          `json:"e,omitempty"`
 	TurnTime   int64          `json:"tt,omitempty"` // milliseconds
 	Deadline   int64          `json:"dl,omitempty"` // Unix milliseconds
+	Assisted   uint8          `json:"as,omitempty"` // bit 0 X, bit 1 O
+	Puzzle     string         `json:"pz,omitempty"`
 }
 
 // sessionSeat is the stored form of a Seat.
@@ -326,6 +336,7 @@ func (s *Session) encode() ([]byte, error) {
 		Rules: s.Rules, Challenger: uint8(s.Challenger), Start: s.Start, Guild: s.Guild, Message: s.Message,
 		Created: s.Created.UnixMilli(), Updated: s.Updated.UnixMilli(),
 		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(),
+		Assisted: assistedBits(s.Assisted), Puzzle: s.Puzzle,
 	}
 	if !s.Deadline.IsZero() {
 		r.Deadline = s.Deadline.UnixMilli()
@@ -345,6 +356,18 @@ func (s *Session) encode() ([]byte, error) {
 		return nil, fmt.Errorf("persistence: encode game %s: %w", s.ID, err)
 	}
 	return b, nil
+}
+
+// assistedBits packs per-side flags ([0] X, [1] O) into bits 0 and 1.
+func assistedBits(a [2]bool) uint8 {
+	var b uint8
+	if a[0] {
+		b |= 1
+	}
+	if a[1] {
+		b |= 2
+	}
+	return b
 }
 
 // decodeSession rebuilds a session from its stored fields: the version,
@@ -381,6 +404,7 @@ func decodeSessionPosition(id GameID, version, status string, data []byte, parse
 		Created: time.UnixMilli(r.Created).UTC(), Updated: time.UnixMilli(r.Updated).UTC(),
 		Status: Status(st), Result: game.Result(r.Result), End: Ending(r.End),
 		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, Version: v,
+		Assisted: [2]bool{r.Assisted&1 != 0, r.Assisted&2 != 0}, Puzzle: r.Puzzle,
 	}
 	if r.Deadline != 0 {
 		s.Deadline = time.UnixMilli(r.Deadline).UTC()
@@ -398,8 +422,8 @@ func decodeSessionPosition(id GameID, version, status string, data []byte, parse
 			s.Moves[i] = game.Cell(c)
 		}
 	}
-	if s.Challenger > game.O || s.Result > game.Draw || s.End > ByExpiry {
-		return nil, game.Position{}, corrupt("challenger, result or end out of range", nil)
+	if s.Challenger > game.O || s.Result > game.Draw || s.End > ByExpiry || r.Assisted > 3 {
+		return nil, game.Position{}, corrupt("challenger, result, end or assisted sides out of range", nil)
 	}
 	p, err := s.positionWith(parse)
 	if err != nil {

@@ -38,6 +38,15 @@ type Options struct {
 	// kept for rollback; default 5.
 	ModelVersionsKept int
 
+	// HistoryTTL is how long an archived game (for replays and reviews)
+	// is kept, and how long a user's history lives after their last
+	// archived game; entries older than it leave the history. Default 90
+	// days.
+	HistoryTTL time.Duration
+	// HistoryLimit is how many of their newest games a user's history
+	// keeps; default 200.
+	HistoryLimit int
+
 	// MaxPipelines is how many round trips the game path (loading a game,
 	// the compare-and-set, the deadline index) keeps in flight at once;
 	// default 4. While that many are out, the commands of other callers
@@ -91,6 +100,12 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	}
 	if o.ModelVersionsKept == 0 {
 		o.ModelVersionsKept = 5
+	}
+	if o.HistoryTTL <= 0 {
+		o.HistoryTTL = 90 * 24 * time.Hour
+	}
+	if o.HistoryLimit <= 0 {
+		o.HistoryLimit = 200
 	}
 	if o.MaxPipelines <= 0 {
 		o.MaxPipelines = 4

@@ -183,15 +183,21 @@ func (r *run) readCorpus(ctx context.Context) ([]train.Game, string, error) {
 }
 
 // GameOf converts a corpus record into its rules and a training game. A
-// player with a user (a pseudonym) is a person; an AI level or an unknown
-// player (as in imported games.txt) is not, so its moves never train the
-// human-move head. Errors wrap persistence.ErrInvalid.
+// player with a user (a pseudonym) is a person, unless they took a hint
+// during the game (the record's assisted sides): then their moves are not
+// all their own. An assisted player, an AI level or an unknown player (as
+// in imported games.txt) is not a person here, so its moves never train
+// the human-move head. Errors wrap persistence.ErrInvalid.
 func GameOf(rec persistence.CorpusRecord) (game.Rules, train.Game, error) {
 	rules, start, moves, err := rec.Replay()
 	if err != nil {
 		return game.Rules{}, train.Game{}, err
 	}
-	return rules, train.Game{Start: start, Moves: moves, Human: [2]bool{rec.X.User != "", rec.O.User != ""}, Time: rec.Time}, nil
+	human := [2]bool{
+		rec.X.User != "" && !slices.Contains(rec.Assisted, "x"),
+		rec.O.User != "" && !slices.Contains(rec.Assisted, "o"),
+	}
+	return rules, train.Game{Start: start, Moves: moves, Human: human, Time: rec.Time}, nil
 }
 
 // streamAfter reports whether stream ID a comes after b ("ms-seq" or

@@ -38,14 +38,14 @@ func Example() {
 	}
 	fmt.Println(strings.Join(judged, ", "))
 	// Output:
-	// 3x3k3 X to move, wins in 5 (6 winning moves) from self-play
+	// 3x3k3 O to move, wins in 3 (only move) from self-play
 	//    a b c
-	//  1 . . .
-	//  2 O X .
-	//  3 . . .
-	// winning: [a1 b1 c1 a3 b3 c3]
+	//  1 O X O
+	//  2 X . .
+	//  3 X . .
+	// winning: [c3]
 	// check: <nil>
-	// a1 playing, b1 playing, c1 playing, c2 failed, a3 playing, b3 playing, c3 playing
+	// b2 failed, c2 failed, b3 failed, c3 playing
 }
 
 // Judge follows a game against the perfect AI: after each of the user's

@@ -105,9 +105,12 @@ func Generate(ctx context.Context, rules game.Rules, seed uint64, o Options) (Pu
 	cands := corpusPositions(rules, o.Corpus)
 	rng := rand.New(rand.NewPCG(seed, streamCorpus))
 	rng.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
-	if p, ok, err := g.first(ctx, cands); err != nil {
+	var found []Puzzle
+	if err := g.collect(ctx, cands, &found); err != nil {
 		return Puzzle{}, err
-	} else if ok {
+	}
+	if len(found) > 0 {
+		p := pick(found)
 		p.Source = SourceCorpus
 		return p, nil
 	}
@@ -121,12 +124,17 @@ func Generate(ctx context.Context, rules game.Rules, seed uint64, o Options) (Pu
 			return Puzzle{}, err
 		}
 		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
-		if p, ok, err := g.first(ctx, ps); err != nil {
+		if err := g.collect(ctx, ps, &found); err != nil {
 			return Puzzle{}, err
-		} else if ok {
-			p.Source = SourceSelfPlay
-			return p, nil
 		}
+		if done(found) {
+			break
+		}
+	}
+	if len(found) > 0 {
+		p := pick(found)
+		p.Source = SourceSelfPlay
+		return p, nil
 	}
 	return Puzzle{}, fmt.Errorf("%w for %s: no position with a forced win that is not obvious among the %d distinct positions of %d corpus games and the positions of %d self-play games",
 		ErrNone, rules, tried, len(o.Corpus), games)
@@ -140,12 +148,40 @@ type generator struct {
 	seen   map[game.Key]struct{} // canonical keys of the positions tried
 }
 
-// first returns the first of ps that is a puzzle, skipping positions
-// already tried (or symmetric to one).
-func (g *generator) first(ctx context.Context, ps []game.Position) (Puzzle, bool, error) {
+// shortlist is how many qualifying positions Generate compares before it
+// picks one (it stops at once on a position with a single winning move):
+// a deep win that almost any move keeps is a poor puzzle, so the one with
+// the fewest winning moves is preferred.
+const shortlist = 4
+
+// done reports whether the shortlist is complete: full, or holding a
+// position with a single winning move, which nothing beats.
+func done(found []Puzzle) bool {
+	return len(found) >= shortlist || len(found) > 0 && found[len(found)-1].OnlyMove
+}
+
+// pick returns the best of the shortlist: the fewest winning moves, then
+// the longest win, then the first found.
+func pick(found []Puzzle) Puzzle {
+	best := found[0]
+	for _, p := range found[1:] {
+		if len(p.Winning) < len(best.Winning) || len(p.Winning) == len(best.Winning) && p.Plies > best.Plies {
+			best = p
+		}
+	}
+	return best
+}
+
+// collect appends to found the puzzles among ps, in order, until the
+// shortlist is done, skipping positions already tried (or symmetric to
+// one).
+func (g *generator) collect(ctx context.Context, ps []game.Position, found *[]Puzzle) error {
 	for _, p := range ps {
+		if done(*found) {
+			return nil
+		}
 		if err := ctx.Err(); err != nil {
-			return Puzzle{}, false, fmt.Errorf("puzzle: generate: %w", err)
+			return fmt.Errorf("puzzle: generate: %w", err)
 		}
 		k, _ := p.Canonical()
 		if _, ok := g.seen[k]; ok {
@@ -153,11 +189,14 @@ func (g *generator) first(ctx context.Context, ps []game.Position) (Puzzle, bool
 		}
 		g.seen[k] = struct{}{}
 		pz, ok, err := examine(ctx, g.solver, p, g.opts.MinPlies, g.opts.MaxNodes)
-		if err != nil || ok {
-			return pz, ok, err
+		if err != nil {
+			return err
+		}
+		if ok {
+			*found = append(*found, pz)
 		}
 	}
-	return Puzzle{}, false, nil
+	return nil
 }
 
 // corpusPositions returns every position along the games of r, in order,

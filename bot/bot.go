@@ -16,6 +16,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -121,6 +122,9 @@ type Bot struct {
 	metrics        *Metrics
 	models         *nn.Set
 	retrain        *retrain.Job
+	// reviewers keeps review.Reviewers (each holds a solver table of up
+	// to 6 MB) between reviews; one serves one review at a time.
+	reviewers sync.Pool
 
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
@@ -148,13 +152,16 @@ func New(d Deps, o Options) (*Bot, error) {
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = DefaultHandlerTimeout
 	}
-	return &Bot{
+	b := &Bot{
 		dc: d.Discord, store: d.Store, levels: d.Levels, levelNames: d.Levels.Names(),
 		cat: d.Catalog, signer: d.Signer, render: NewRenderer(d.Catalog, d.Signer),
 		log: d.Logger, appID: d.AppID, now: o.Now, rng: o.Rand,
 		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout, metrics: o.Metrics,
 		lc: newLifecycle(o), models: d.Models, retrain: d.Retrain,
-	}, nil
+	}
+	// Reviews are deterministic: every Reviewer has the same options.
+	b.reviewers.New = func() any { return review.New(review.Options{Seed: reviewSeed}) }
+	return b, nil
 }
 
 // Commands returns the application commands the Bot handles, as Register

@@ -25,6 +25,11 @@ const (
 	SubRetrain     = "retrain"
 	SubModel       = "model"
 	SubEndGame     = "end-game"
+	SubHistory     = "history"
+	SubReplay      = "replay"
+	SubReview      = "review"
+	SubHint        = "hint"
+	SubPuzzle      = "puzzle"
 )
 
 // Option names and bounds.
@@ -46,6 +51,8 @@ const (
 	optUser       = "user"
 	optScope      = "scope"
 	optRollback   = "rollback"
+	optGame       = "game"
+	optKind       = "kind"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -56,8 +63,13 @@ const (
 	MaxIterations = 1_000_000
 	// MinTimeMS and MaxTimeMS bound the thinking-time option, in ms.
 	MinTimeMS, MaxTimeMS = 10, 10_000
-	// maxPositionLen bounds the position option (8x8 with slashes is 71).
-	maxPositionLen = 80
+	// maxPositionLen bounds the position option: a position (5x5 with
+	// slashes is 29 characters) or a shared game line (a full 5x5 game
+	// from a start position is about 110).
+	maxPositionLen = 200
+	// maxGameIDLen bounds the game option: a game ID is a channel ID, a
+	// dot and a random suffix (about 34 characters).
+	maxGameIDLen = 80
 )
 
 // AdminPermissions is the default member permission of /ttt-admin: Manage
@@ -111,6 +123,18 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 		b.choice("choice.scope.global", string(ScopeGlobal)),
 	}
 
+	kind := b.option(discordgo.ApplicationCommandOptionString, optKind, false)
+	kind.Choices = []*discordgo.ApplicationCommandOptionChoice{
+		b.choice("choice.kind.rating", string(BoardRating)),
+		b.choice("choice.kind.puzzles", string(BoardPuzzles)),
+	}
+	gameOpt := func() *discordgo.ApplicationCommandOption {
+		o := b.option(discordgo.ApplicationCommandOptionString, optGame, true)
+		lo := 3
+		o.MinLength, o.MaxLength = &lo, maxGameIDLen
+		return o
+	}
+
 	ttt := &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
 		Name:                     CommandName,
@@ -140,7 +164,12 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 			}, custom()...)...),
 			b.sub(SubResign),
 			b.sub(SubStats, b.option(discordgo.ApplicationCommandOptionUser, optUser, false)),
-			b.sub(SubLeaderboard, scope),
+			b.sub(SubLeaderboard, scope, kind),
+			b.sub(SubHistory, b.option(discordgo.ApplicationCommandOptionUser, optUser, false), board()),
+			b.sub(SubReplay, gameOpt()),
+			b.sub(SubReview, gameOpt()),
+			b.sub(SubHint),
+			b.sub(SubPuzzle, board()),
 			b.sub(SubHelp),
 		},
 	}

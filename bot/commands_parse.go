@@ -2,6 +2,7 @@ package bot
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -107,6 +108,49 @@ type StatsRequest struct {
 type LeaderboardRequest struct {
 	// Scope is ScopeServer (the default) or ScopeGlobal.
 	Scope Scope
+	// Kind is BoardRating (the default) or BoardPuzzles.
+	Kind BoardKind
+}
+
+// BoardKind is what a leaderboard ranks.
+type BoardKind string
+
+// The leaderboards.
+const (
+	// BoardRating ranks players by rating.
+	BoardRating BoardKind = "rating"
+	// BoardPuzzles ranks players by daily puzzles solved (per server).
+	BoardPuzzles BoardKind = "puzzles"
+)
+
+// HistoryRequest is /ttt history.
+type HistoryRequest struct {
+	// User is whose games to list: the named user, else the invoker.
+	User string
+	// Rules is the board to list, canonical ("5x5k4"); "" for every board.
+	Rules string
+}
+
+// ReplayRequest is /ttt replay.
+type ReplayRequest struct {
+	// Game is the finished game to replay.
+	Game persistence.GameID
+}
+
+// ReviewRequest is /ttt review.
+type ReviewRequest struct {
+	// Game is the finished game to review.
+	Game persistence.GameID
+}
+
+// HintRequest is /ttt hint: the best moves in the user's game against
+// the computer in this channel.
+type HintRequest struct{}
+
+// PuzzleRequest is /ttt puzzle.
+type PuzzleRequest struct {
+	// Rules is the board of the day's puzzle (default 3x3).
+	Rules game.Rules
 }
 
 // HelpRequest is /ttt help.
@@ -140,6 +184,11 @@ func (HelpRequest) request()        {}
 func (RetrainRequest) request()     {}
 func (ModelRequest) request()       {}
 func (EndGameRequest) request()     {}
+func (HistoryRequest) request()     {}
+func (ReplayRequest) request()      {}
+func (ReviewRequest) request()      {}
+func (HintRequest) request()        {}
+func (PuzzleRequest) request()      {}
 
 // ParseContext is what ParseCommand needs besides the option data.
 type ParseContext struct {
@@ -192,7 +241,32 @@ func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseCon
 		} else if ok {
 			r.Scope = Scope(s)
 		}
+		r.Kind = BoardRating
+		if k, ok, err := o.choice(optKind, string(BoardRating), string(BoardPuzzles)); err != nil {
+			return nil, err
+		} else if ok {
+			r.Kind = BoardKind(k)
+		}
 		req = r
+	case CommandName + " " + SubHistory:
+		req, err = parseHistory(o, pc)
+	case CommandName + " " + SubReplay:
+		var g persistence.GameID
+		if g, err = o.game(); err == nil {
+			req = ReplayRequest{Game: g}
+		}
+	case CommandName + " " + SubReview:
+		var g persistence.GameID
+		if g, err = o.game(); err == nil {
+			req = ReviewRequest{Game: g}
+		}
+	case CommandName + " " + SubHint:
+		req = HintRequest{}
+	case CommandName + " " + SubPuzzle:
+		var r game.Rules
+		if r, err = o.preset(); err == nil {
+			req = PuzzleRequest{Rules: r}
+		}
 	case CommandName + " " + SubHelp:
 		req = HelpRequest{}
 	case AdminCommandName + " " + SubRetrain:
@@ -251,6 +325,7 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 	if r.AI.Level, err = o.level(optLevel, pc.Levels); err != nil {
 		return nil, err
 	}
+	boardGiven := o.given(optBoard, optRows, optCols, optK)
 	if r.Rules, err = o.rules(); err != nil {
 		return nil, err
 	}
@@ -281,12 +356,37 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 		if len(s) > maxPositionLen {
 			return nil, positionErr(r.Rules, nil)
 		}
+		if game.LooksLikeRecord(s) {
+			return sharedGame(r, s, boardGiven)
+		}
 		p, err := game.ParsePosition(r.Rules, s)
 		if err != nil || p.Over() {
 			return nil, positionErr(r.Rules, err)
 		}
 		r.Start = p.String()
 	}
+	return r, nil
+}
+
+// sharedGame starts r from the last position of a game shared as a
+// record line ("3x3k3 b2 a1"), under the line's rules; a board option, if
+// given, must name the same rules.
+func sharedGame(r VsAIRequest, line string, boardGiven bool) (Request, error) {
+	rec, err := game.ParseRecord(line)
+	if err != nil {
+		e := userErr("error.bad_game_line", "example", "3x3k3 b2 a1 c3")
+		e.Err = err
+		return nil, e
+	}
+	switch {
+	case boardGiven && !rec.Rules.Equal(r.Rules):
+		return nil, userErr("error.game_line_rules", "game", rec.Rules.String(), "board", r.Rules.String())
+	case rec.Rules.Rows() > MaxActionRows || rec.Rules.Cols() > MaxRowButtons:
+		return nil, userErr("error.board_too_big", "rows", strconv.Itoa(rec.Rules.Rows()), "cols", strconv.Itoa(rec.Rules.Cols()))
+	case rec.Position().Over():
+		return nil, userErr("error.game_line_over")
+	}
+	r.Rules, r.Start = rec.Rules, rec.Position().String()
 	return r, nil
 }
 
@@ -363,6 +463,62 @@ func (o *options) take(name string, t discordgo.ApplicationCommandOptionType) (a
 		return nil, false, optErr(name)
 	}
 	return opt.Value, true, nil
+}
+
+func parseHistory(o *options, pc ParseContext) (Request, error) {
+	r := HistoryRequest{User: pc.User}
+	if u, ok, err := o.user(optUser); err != nil {
+		return nil, err
+	} else if ok {
+		r.User = u
+	}
+	if o.given(optBoard) {
+		rules, err := o.preset()
+		if err != nil {
+			return nil, err
+		}
+		r.Rules = rules.String()
+	}
+	return r, nil
+}
+
+// preset reads the board option, which only takes the preset boards
+// (default 3x3).
+func (o *options) preset() (game.Rules, error) {
+	b, ok, err := o.str(optBoard)
+	if err != nil || !ok {
+		return game.Classic(), err
+	}
+	rules, known := presetRules(b)
+	if !known {
+		return game.Rules{}, optErr(optBoard)
+	}
+	return rules, nil
+}
+
+// game reads the game option: a game ID as the bot shows it
+// ("<channel>.<suffix>").
+func (o *options) game() (persistence.GameID, error) {
+	s, ok, err := o.str(optGame)
+	if err != nil {
+		return "", err
+	}
+	s = strings.Trim(strings.TrimSpace(s), "`")
+	if !ok || !validGameID(s) || !snowflake(persistence.GameID(s).Channel()) {
+		return "", &UserError{Key: KeyBadGameID, Err: fmt.Errorf("bot: game option %q", s)}
+	}
+	return persistence.GameID(s), nil
+}
+
+// given reports whether any of the named options is present and not yet
+// read.
+func (o *options) given(names ...string) bool {
+	for _, n := range names {
+		if _, ok := o.unused[n]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *options) str(name string) (string, bool, error) {

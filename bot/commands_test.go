@@ -176,8 +176,20 @@ func TestParseCommand(t *testing.T) {
 		{"resign", cmd(t, "ttt", "resign"), ResignRequest{}},
 		{"stats self", cmd(t, "ttt", "stats"), StatsRequest{User: "100"}},
 		{"stats other", cmd(t, "ttt", "stats", "user", user("300")), StatsRequest{User: "300"}},
-		{"leaderboard", cmd(t, "ttt", "leaderboard"), LeaderboardRequest{Scope: ScopeServer}},
-		{"leaderboard global", cmd(t, "ttt", "leaderboard", "scope", "global"), LeaderboardRequest{Scope: ScopeGlobal}},
+		{"leaderboard", cmd(t, "ttt", "leaderboard"), LeaderboardRequest{Scope: ScopeServer, Kind: BoardRating}},
+		{"leaderboard global", cmd(t, "ttt", "leaderboard", "scope", "global"), LeaderboardRequest{Scope: ScopeGlobal, Kind: BoardRating}},
+		{"leaderboard puzzles", cmd(t, "ttt", "leaderboard", "kind", "puzzles"), LeaderboardRequest{Scope: ScopeServer, Kind: BoardPuzzles}},
+		{"vs-ai shared game", cmd(t, "ttt", "vs-ai", "level", "perfect", "position", "4x4k3 b2 a1"),
+			VsAIRequest{AI: persistence.AI{Level: "perfect"}, Rules: r("4x4k3"), Start: "O---/-X--/----/----"}},
+		{"vs-ai shared game and its board", cmd(t, "ttt", "vs-ai", "level", "perfect", "board", "4x3xox", "position", "4x3xox X--/---/---/--- b2"),
+			VsAIRequest{AI: persistence.AI{Level: "perfect"}, Rules: r("4x3xox"), Start: "X--/-O-/---/---"}},
+		{"history self", cmd(t, "ttt", "history"), HistoryRequest{User: "100"}},
+		{"history other board", cmd(t, "ttt", "history", "user", user("300"), "board", "5x5k4"), HistoryRequest{User: "300", Rules: "5x5k4"}},
+		{"replay", cmd(t, "ttt", "replay", "game", "112233445566778899.abcdefghijklm"), ReplayRequest{Game: "112233445566778899.abcdefghijklm"}},
+		{"review pasted with backticks", cmd(t, "ttt", "review", "game", " `112233445566778899.abcdefghijklm` "), ReviewRequest{Game: "112233445566778899.abcdefghijklm"}},
+		{"hint", cmd(t, "ttt", "hint"), HintRequest{}},
+		{"puzzle", cmd(t, "ttt", "puzzle"), PuzzleRequest{Rules: game.Classic()}},
+		{"puzzle board", cmd(t, "ttt", "puzzle", "board", "5x5k4"), PuzzleRequest{Rules: r("5x5k4")}},
 		{"help", cmd(t, "ttt", "help"), HelpRequest{}},
 		{"retrain", cmd(t, "ttt-admin", "retrain", "board", "5x5k5"), RetrainRequest{Rules: r("5x5k5")}},
 		{"model", cmd(t, "ttt-admin", "model"), ModelRequest{Rules: game.Classic()}},
@@ -213,6 +225,8 @@ func describe(r Request) string {
 	case RetrainRequest:
 		rules = v.Rules
 	case ModelRequest:
+		rules = v.Rules
+	case PuzzleRequest:
 		rules = v.Rules
 	}
 	j, _ := json.Marshal(r)
@@ -262,6 +276,19 @@ func TestParseCommandErrors(t *testing.T) {
 		{"retrain too big", cmd(t, "ttt-admin", "retrain", "rows", 8), "error.board_too_big", ""},
 		{"rollback not a bool", cmd(t, "ttt-admin", "model", "rollback", "yes"), "error.bad_option", ""},
 		{"rollback on retrain", cmd(t, "ttt-admin", "retrain", "rollback", true), "error.bad_option", ""},
+		{"shared game garbage", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "3x3k3 b2 zz"), "error.bad_game_line",
+			"That shared game doesn't read: write the board, an optional start position and the moves as cell names, like 3x3k3 b2 a1 c3."},
+		{"shared game other board", cmd(t, "ttt", "vs-ai", "level", "easy", "board", "4x4k4", "position", "3x3k3 b2"), "error.game_line_rules",
+			"That shared game is played on 3x3k3, but the board option says 4x4k4; leave the board out, or give the same one."},
+		{"shared game over", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "3x3k3 a1 b1 a2 b2 a3"), "error.game_line_over", ""},
+		{"shared game too big", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "6x6k4 a1"), "error.board_too_big", ""},
+		{"game not an ID", cmd(t, "ttt", "replay", "game", "my last game"), "reply.bad_game_id", ""},
+		{"game without channel", cmd(t, "ttt", "review", "game", ".abc"), "reply.bad_game_id", ""},
+		{"game channel not an ID", cmd(t, "ttt", "review", "game", "general.abc"), "reply.bad_game_id", ""},
+		{"game missing", cmd(t, "ttt", "review"), "reply.bad_game_id", ""},
+		{"history unknown board", cmd(t, "ttt", "history", "board", "9x9k9"), "error.bad_option", ""},
+		{"bad kind", cmd(t, "ttt", "leaderboard", "kind", "elo"), "error.bad_option", ""},
+		{"puzzle custom size", cmd(t, "ttt", "puzzle", "rows", 4), "error.bad_option", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -384,7 +411,7 @@ func ExampleCommands() {
 		fmt.Println(c.Name, subs)
 	}
 	// Output:
-	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη help/βοήθεια]
+	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος help/βοήθεια]
 	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας]
 }
 

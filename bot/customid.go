@@ -63,10 +63,24 @@ const (
 	ActionCancel
 	// ActionJoin takes the empty seat of an open challenge.
 	ActionJoin
+	// ActionReplay opens a replay of a finished game (anyone may).
+	ActionReplay
+	// ActionReview opens the review of a finished game (anyone may).
+	ActionReview
+	// ActionFirst, ActionBack, ActionNext and ActionLast step a replay
+	// from the move it shows (Move) to the start, one move back, one
+	// forward or to the end; only its Owner may.
+	ActionFirst
+	ActionBack
+	ActionNext
+	ActionLast
+	// ActionHistory shows page Move of a history (see HistoryRef); only
+	// its Owner may turn the pages.
+	ActionHistory
 )
 
 // actionCodes are the one-letter codes of the actions in a custom ID.
-const actionCodes = "?mrnadcj"
+const actionCodes = "?mrnadcjpvfbxlh"
 
 // String returns the action's name ("move", "resign", ...).
 func (a Action) String() string {
@@ -85,12 +99,30 @@ func (a Action) String() string {
 		return "cancel"
 	case ActionJoin:
 		return "join"
+	case ActionReplay:
+		return "replay"
+	case ActionReview:
+		return "review"
+	case ActionFirst:
+		return "first"
+	case ActionBack:
+		return "back"
+	case ActionNext:
+		return "next"
+	case ActionLast:
+		return "last"
+	case ActionHistory:
+		return "history"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
 
 // valid reports whether a is one of the defined actions.
-func (a Action) valid() bool { return a >= ActionMove && a <= ActionJoin }
+func (a Action) valid() bool { return a >= ActionMove && a <= ActionHistory }
+
+// owned reports whether a's buttons carry an Owner: those of a replay and
+// of a history, which only the user who opened them may use.
+func (a Action) owned() bool { return a >= ActionFirst && a <= ActionHistory }
 
 // CustomID is what a button's custom ID carries: the action, the game, the
 // number of moves the board showed when it was rendered (so a click on an
@@ -106,6 +138,39 @@ type CustomID struct {
 	Move int
 	// Cell is the cell of an ActionMove button; it is 0 for other actions.
 	Cell game.Cell
+	// Owner is the user who opened the replay or history a step or page
+	// button belongs to (only they may press it); empty for other actions.
+	Owner string
+}
+
+// HistoryRef is what the game field of an ActionHistory button names: the
+// user whose history it is and the board it is filtered to ("" for all),
+// written "<user>.<rules>" or "<user>.all".
+type HistoryRef struct {
+	User, Rules string
+}
+
+// ID returns the ref in the game field's form.
+func (h HistoryRef) ID() persistence.GameID {
+	r := h.Rules
+	if r == "" {
+		r = "all"
+	}
+	return persistence.GameID(h.User + "." + r)
+}
+
+// ParseHistoryRef reads the game field of an ActionHistory button.
+func ParseHistoryRef(id persistence.GameID) (HistoryRef, error) {
+	u, r, ok := strings.Cut(string(id), ".")
+	if !ok || !snowflake(u) {
+		return HistoryRef{}, fmt.Errorf("%w: history %q", ErrMalformedCustomID, id)
+	}
+	if r == "all" {
+		r = ""
+	} else if _, err := game.ParseRules(r); err != nil {
+		return HistoryRef{}, fmt.Errorf("%w: history board %q", ErrMalformedCustomID, r)
+	}
+	return HistoryRef{User: u, Rules: r}, nil
 }
 
 // Signer encodes and decodes signed custom IDs with an HMAC key the bot is
@@ -117,8 +182,11 @@ type CustomID struct {
 //
 // "t1" names the format version; action is one letter (m move, r resign,
 // n rematch, a accept, d decline, c cancel, j join); game is the game ID;
-// move is a decimal move number without leading zeros; cell is the cell
-// name ("c2") for a move and "-" otherwise; sig is the first 9 bytes of
+// move is a decimal move number without leading zeros (for a replay's
+// step buttons the move shown, for a history's page buttons the page);
+// cell is the cell name ("c2") for a move, the owner's user ID for a
+// replay's step buttons and a history's page buttons, and "-" otherwise;
+// sig is the first 9 bytes of
 // HMAC-SHA256 over everything before the last colon, in unpadded base64url
 // (12 characters). A 20-digit channel and a 13-character suffix give IDs
 // of about 60 characters.
@@ -150,13 +218,22 @@ func (s *Signer) Encode(id CustomID) (string, error) {
 		return "", fmt.Errorf("%w: game ID %q", ErrMalformedCustomID, id.Game)
 	}
 	cell := noCell
-	if id.Action == ActionMove {
+	switch {
+	case id.Action == ActionMove:
 		if id.Cell >= 64 {
 			return "", fmt.Errorf("%w: cell %d", ErrMalformedCustomID, id.Cell)
 		}
 		cell = id.Cell.String()
-	} else if id.Cell != 0 {
+	case id.Cell != 0:
 		return "", fmt.Errorf("%w: cell %s on a %s button", ErrMalformedCustomID, id.Cell, id.Action)
+	case id.Action.owned():
+		if !snowflake(id.Owner) {
+			return "", fmt.Errorf("%w: owner %q of a %s button", ErrMalformedCustomID, id.Owner, id.Action)
+		}
+		cell = id.Owner
+	}
+	if id.Owner != "" && !id.Action.owned() {
+		return "", fmt.Errorf("%w: owner on a %s button", ErrMalformedCustomID, id.Action)
 	}
 	body := customIDPrefix + ":" + actionCodes[id.Action:id.Action+1] + ":" + string(id.Game) + ":" +
 		strconv.Itoa(id.Move) + ":" + cell
@@ -209,6 +286,11 @@ func (s *Signer) Decode(raw string) (CustomID, error) {
 			return CustomID{}, fmt.Errorf("%w: cell %q", ErrMalformedCustomID, f[4])
 		}
 		id.Cell = c
+	case a.owned():
+		if !snowflake(f[4]) {
+			return CustomID{}, fmt.Errorf("%w: owner %q", ErrMalformedCustomID, f[4])
+		}
+		id.Owner = f[4]
 	case f[4] != noCell:
 		return CustomID{}, fmt.Errorf("%w: cell %q on a %s button", ErrMalformedCustomID, f[4], a)
 	}

@@ -24,6 +24,14 @@ func TestCustomIDRoundTrip(t *testing.T) {
 		{Action: ActionDecline, Game: testGame},
 		{Action: ActionCancel, Game: testGame},
 		{Action: ActionJoin, Game: "1.x"},
+		{Action: ActionReplay, Game: testGame},
+		{Action: ActionReview, Game: long},
+		{Action: ActionFirst, Game: long, Move: 25, Owner: strings.Repeat("9", 20)},
+		{Action: ActionBack, Game: testGame, Move: 3, Owner: "1"},
+		{Action: ActionNext, Game: testGame, Owner: "42"},
+		{Action: ActionLast, Game: testGame, Move: 64, Owner: "42"},
+		{Action: ActionHistory, Game: HistoryRef{User: strings.Repeat("9", 20), Rules: "5x5k4"}.ID(), Move: 19, Owner: strings.Repeat("8", 20)},
+		{Action: ActionHistory, Game: HistoryRef{User: "7"}.ID(), Owner: "7"},
 	}
 	for _, id := range tests {
 		t.Run(fmt.Sprintf("%s-%d-%s", id.Action, id.Move, id.Cell), func(t *testing.T) {
@@ -243,4 +251,57 @@ func ExampleSigner() {
 	// t1:m:112233445566778899.abcdefghijklm:4:c2
 	// move 112233445566778899.abcdefghijklm 4 c2 <nil>
 	// bot: custom ID signature mismatch
+}
+
+// TestCustomIDOwner: the step and page buttons carry their owner, the
+// others cannot, and a forged or missing owner does not decode.
+func TestCustomIDOwner(t *testing.T) {
+	s := testSigner(t)
+	bad := []CustomID{
+		{Action: ActionNext, Game: testGame},                                    // no owner
+		{Action: ActionNext, Game: testGame, Owner: "alice"},                    // not an ID
+		{Action: ActionHistory, Game: testGame, Owner: "123456789012345678901"}, // 21 digits
+		{Action: ActionReplay, Game: testGame, Owner: "42"},                     // Replay is for anyone
+		{Action: ActionMove, Game: testGame, Cell: 1, Owner: "42"},              // a board's button
+	}
+	for _, id := range bad {
+		if enc, err := s.Encode(id); !errors.Is(err, ErrMalformedCustomID) {
+			t.Errorf("Encode(%+v) = %q, %v; want ErrMalformedCustomID", id, enc, err)
+		}
+	}
+	resign := func(fields string) string { return fields + ":" + s.sign(fields) }
+	for _, raw := range []string{
+		resign("t1:x:" + string(testGame) + ":1:-"),
+		resign("t1:x:" + string(testGame) + ":1:a1"),
+		resign("t1:p:" + string(testGame) + ":0:42"),
+	} {
+		if id, err := s.Decode(raw); !errors.Is(err, ErrMalformedCustomID) {
+			t.Errorf("Decode(%q) = %+v, %v; want ErrMalformedCustomID", raw, id, err)
+		}
+	}
+}
+
+func TestHistoryRef(t *testing.T) {
+	tests := []struct {
+		ref HistoryRef
+		id  persistence.GameID
+	}{
+		{HistoryRef{User: "42"}, "42.all"},
+		{HistoryRef{User: "42", Rules: "4x3xox"}, "42.4x3xox"},
+		{HistoryRef{User: "112233445566778899", Rules: "5x5k4"}, "112233445566778899.5x5k4"},
+	}
+	for _, tt := range tests {
+		if got := tt.ref.ID(); got != tt.id {
+			t.Errorf("%+v.ID() = %q, want %q", tt.ref, got, tt.id)
+		}
+		back, err := ParseHistoryRef(tt.id)
+		if err != nil || back != tt.ref {
+			t.Errorf("ParseHistoryRef(%q) = %+v, %v", tt.id, back, err)
+		}
+	}
+	for _, id := range []persistence.GameID{"42", "x.all", "42.9x9k9", "42.", ".all"} {
+		if _, err := ParseHistoryRef(id); !errors.Is(err, ErrMalformedCustomID) {
+			t.Errorf("ParseHistoryRef(%q) = %v, want ErrMalformedCustomID", id, err)
+		}
+	}
 }

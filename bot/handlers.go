@@ -41,6 +41,16 @@ func (b *Bot) command(ctx context.Context, c *call) error {
 		return b.leaderboard(ctx, c, r)
 	case AIDuelRequest:
 		return b.duel(ctx, c, r)
+	case HistoryRequest:
+		return b.history(ctx, c, r)
+	case ReplayRequest:
+		return b.replay(ctx, c, r.Game)
+	case ReviewRequest:
+		return b.reviewGame(ctx, c, r.Game)
+	case HintRequest:
+		return b.hint(ctx, c)
+	case PuzzleRequest:
+		return b.puzzle(ctx, c, r)
 	case EndGameRequest, ModelRequest, RetrainRequest:
 		return b.admin(ctx, c, r)
 	}
@@ -53,6 +63,19 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
+	switch id.Action {
+	case ActionHistory:
+		return b.clickHistory(ctx, c, id)
+	case ActionFirst, ActionBack, ActionNext, ActionLast:
+		return b.clickStep(ctx, c, id)
+	case ActionReplay:
+		return b.replay(ctx, c, id.Game)
+	case ActionReview:
+		return b.reviewGame(ctx, c, id.Game)
+	}
+	// The buttons above work wherever their message is (a history or a
+	// replay may show games of other channels); a game's own buttons only
+	// on its board.
 	if id.Game.Channel() != c.i.ChannelID {
 		// Signed by us, but shown in another channel: not a board we sent here.
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
@@ -220,6 +243,11 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
 	if err != nil {
 		return err
 	}
+	if next.Puzzle != "" {
+		if next, err = b.judgePuzzle(ctx, next, c.user); err != nil {
+			return err
+		}
+	}
 	return b.continueGame(ctx, c, next, respUpdate)
 }
 
@@ -284,6 +312,13 @@ func (b *Bot) stats(ctx context.Context, c *call, r StatsRequest) error {
 // ratings.
 func (b *Bot) leaderboard(ctx context.Context, c *call, r LeaderboardRequest) error {
 	guild := c.i.GuildID
+	if r.Kind == BoardPuzzles {
+		places, err := b.store.PuzzleLeaderboard(ctx, guild, MaxLeaderboardLines)
+		if err != nil {
+			return err
+		}
+		return b.respond(ctx, c, respMessage, b.render.PuzzleLeaderboard(c.loc, places))
+	}
 	if r.Scope == ScopeGlobal {
 		guild = ""
 	}
@@ -419,7 +454,7 @@ func finishedGame(s *persistence.Session) persistence.FinishedGame {
 	return persistence.FinishedGame{
 		ID: string(s.ID), Guild: s.Guild, Rules: rules, Start: start, Moves: s.Moves,
 		X: player(s.Players[0]), O: player(s.Players[1]),
-		Result: s.Result, End: s.End.String(), Finished: s.Updated,
+		Result: s.Result, End: s.End.String(), Finished: s.Updated, Assisted: s.Assisted,
 	}
 }
 

@@ -165,6 +165,9 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 	if s.Status != persistence.StatusFinished || s.Result != game.XWins && s.Result != game.OWins && s.Result != game.Draw {
 		return nil, nil // still live, or ended without a result
 	}
+	if s.Puzzle != "" {
+		return nil, b.finishPuzzle(ctx, s)
+	}
 	x, o := s.Players[0].User, s.Players[1].User
 	rated := x != "" && o != "" && x != o
 	var before [2]float64
@@ -180,17 +183,38 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 		return nil, fmt.Errorf("bot: record game %s: %w", s.ID, err)
 	}
 	if !rated || errors.Join(errs...) != nil {
-		return nil, errors.Join(errs...)
+		return nil, errors.Join(append(errs, b.archive(ctx, s, nil))...)
 	}
 	var out []RatingChange
 	for i, u := range []string{x, o} {
 		after, err := b.rating(ctx, s.Guild, u)
 		if err != nil {
-			return nil, err
+			return nil, errors.Join(err, b.archive(ctx, s, nil))
 		}
 		out = append(out, RatingChange{User: u, Before: before[i], After: after})
 	}
-	return out, nil
+	return out, b.archive(ctx, s, out)
+}
+
+// archive keeps a finished game for replays, reviews and the players'
+// histories, with the rating changes of a rated game (X's then O's).
+func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []RatingChange) error {
+	g := persistence.ArchivedGame{
+		ID: s.ID, Guild: s.Guild, Rules: s.Rules, Start: s.Start, Moves: s.Moves,
+		Result: s.Result, End: s.End, Finished: s.Updated, Assisted: s.Assisted,
+	}
+	for i, st := range s.Players {
+		g.Players[i] = persistence.Player{User: st.User, AI: st.AI.Level}
+	}
+	if len(ratings) == 2 {
+		for i, r := range ratings {
+			g.Ratings[i] = persistence.RatingChange{Rated: true, Before: r.Before, After: r.After}
+		}
+	}
+	if err := b.store.ArchiveGame(ctx, g); err != nil {
+		return fmt.Errorf("bot: archive game %s: %w", s.ID, err)
+	}
+	return nil
 }
 
 // rating is a user's rating in guild (RatingStart before any rated game).

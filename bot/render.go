@@ -99,10 +99,10 @@ func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings [
 	move := len(s.Moves)
 
 	var lines []string
-	lines = append(lines, r.cat.Text(loc, "board.players",
-		"xmark", EmojiX, "x", r.seatName(loc, s.Players[0]),
-		"omark", EmojiO, "o", r.seatName(loc, s.Players[1]),
-		"rules", r.rulesText(loc, rules)))
+	if s.Puzzle != "" {
+		lines = append(lines, r.puzzleText(loc, s, pos))
+	}
+	lines = append(lines, r.playersText(loc, s, rules))
 	if live {
 		vars := []string{"mark", markEmoji(toMove), "player", r.seatName(loc, s.Seat(toMove))}
 		if s.Deadline.IsZero() || isDuel(s) {
@@ -158,18 +158,67 @@ func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings [
 			}
 			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}})
 		case s.Status == persistence.StatusFinished:
-			b, err := r.button(loc, CustomID{Action: ActionRematch, Game: s.ID, Move: move}, "button.rematch", discordgo.PrimaryButton)
+			row, err := r.finishedButtons(loc, s, move)
 			if err != nil {
 				return nil, err
 			}
-			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}})
+			rows = append(rows, discordgo.ActionsRow{Components: row})
 		}
+	} else if archived(s) {
+		// No row is free for the Replay and Review buttons: say how to
+		// open them.
+		lines = append(lines, r.cat.Text(loc, "board.links", "game", string(s.ID)))
 	}
 	return &discordgo.InteractionResponseData{
 		Content:         strings.Join(lines, "\n"),
 		Components:      rows,
 		AllowedMentions: noMentions(),
 	}, nil
+}
+
+// finishedButtons are the buttons under a finished board: Rematch, and
+// Replay and Review for a game kept in the archive.
+func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session, move int) ([]discordgo.MessageComponent, error) {
+	rematch, err := r.button(loc, CustomID{Action: ActionRematch, Game: s.ID, Move: move}, "button.rematch", discordgo.PrimaryButton)
+	if err != nil {
+		return nil, err
+	}
+	row := []discordgo.MessageComponent{rematch}
+	if !archived(s) {
+		return row, nil
+	}
+	for _, a := range []Action{ActionReplay, ActionReview} {
+		b, err := r.button(loc, CustomID{Action: a, Game: s.ID}, "button."+a.String(), discordgo.SecondaryButton)
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, b)
+	}
+	return row, nil
+}
+
+// archived reports whether a finished game is kept for replays and
+// reviews: one that ended with a result, and is not a puzzle attempt.
+func archived(s *persistence.Session) bool {
+	return s.Status == persistence.StatusFinished && s.Puzzle == "" &&
+		(s.Result == game.XWins || s.Result == game.OWins || s.Result == game.Draw)
+}
+
+// puzzleText is the first line of a puzzle's board: the day and the task
+// while it is played, then solved or failed.
+func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, pos game.Position) string {
+	user := s.Players[0]
+	side := game.X
+	if user.IsAI() {
+		user, side = s.Players[1], game.O
+	}
+	switch {
+	case s.Status.Live() && !pos.Over():
+		return r.cat.Text(loc, "puzzle.task", "day", s.Puzzle, "mark", markEmoji(side), "player", r.seatName(loc, user))
+	case s.Result == game.XWins && side == game.X, s.Result == game.OWins && side == game.O:
+		return r.cat.Text(loc, "puzzle.solved", "day", s.Puzzle, "player", r.seatName(loc, user))
+	}
+	return r.cat.Text(loc, "puzzle.failed", "day", s.Puzzle, "player", r.seatName(loc, user))
 }
 
 // resultText says how a finished or expired game ended.

@@ -1,0 +1,109 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the replies to /ttt hint.
+const (
+	// KeyHintRated refuses a hint in a game between people.
+	KeyHintRated = "reply.hint_rated"
+	// KeyHintPuzzle refuses a hint in a daily puzzle.
+	KeyHintPuzzle = "reply.hint_puzzle"
+	// KeyHintWait refuses a hint while the computer is to move.
+	KeyHintWait = "reply.hint_wait"
+)
+
+// hintTimeout bounds the solve behind a hint; past it the hint is the
+// search's best guess and says so.
+const hintTimeout = 2 * time.Second
+
+// hint shows the user, privately, the best moves in their game against
+// the computer in this channel, and marks their side of the game as
+// assisted (in the history, and in the corpus so that the human-move
+// network does not learn from it).
+func (b *Bot) hint(ctx context.Context, c *call) error {
+	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return &UserError{Key: KeyNoGame, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	s, err := b.store.Game(ctx, gid)
+	if err != nil {
+		return err
+	}
+	side := s.SideOf(c.user)
+	switch {
+	case side == game.Empty || !s.Seat(side.Other()).IsAI():
+		return userErr(KeyHintRated)
+	case s.Puzzle != "":
+		return userErr(KeyHintPuzzle)
+	case s.Status != persistence.StatusActive:
+		return userErr(KeyGameOver)
+	}
+	pos, err := s.Position()
+	if err != nil {
+		return err
+	}
+	if pos.ToMove() != side {
+		return userErr(KeyHintWait)
+	}
+	h, err := bestMoves(ctx, pos)
+	if err != nil {
+		return err
+	}
+	// Mark first: a hint shown must never go unrecorded.
+	if _, err := b.store.MarkAssisted(ctx, gid, side); err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, b.render.Hint(c.loc, pos, h))
+}
+
+// hintResult is what a hint says: the best moves and what they keep.
+type hintResult struct {
+	// Moves are the best moves, row-major.
+	Moves []game.Cell
+	// Value is the game's value with them (XWins, OWins, Draw), or
+	// game.Ongoing for an estimate.
+	Value game.Result
+	// Plies is the length of the win or loss with best play, when known.
+	Plies int
+}
+
+// bestMoves solves pos for its best moves: those a perfect player keeps
+// (the fastest win, the slowest loss, or every drawing move); an MCTS
+// estimate when the solve does not finish in hintTimeout.
+func bestMoves(ctx context.Context, pos game.Position) (hintResult, error) {
+	sctx, cancel := context.WithTimeout(ctx, hintTimeout)
+	defer cancel()
+	a, best, err := ai.NewSolver().PerfectChoices(sctx, pos, -1)
+	if err == nil {
+		h := hintResult{Moves: best, Value: a.Value}
+		for _, mv := range a.Moves {
+			if len(best) > 0 && mv.Cell == best[0] {
+				h.Plies = mv.Plies
+			}
+		}
+		return h, nil
+	}
+	if ctx.Err() != nil {
+		return hintResult{}, ctx.Err()
+	}
+	m, err := ai.NewMCTS(ai.Options{Seed: seedOf(pos.String()), Budget: hintTimeout / 2})
+	if err != nil {
+		return hintResult{}, err
+	}
+	c, err := m.Move(ctx, pos)
+	if err != nil {
+		return hintResult{}, err
+	}
+	return hintResult{Moves: []game.Cell{c}, Value: game.Ongoing}, nil
+}

@@ -1,0 +1,270 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the replies of history, replays and reviews.
+const (
+	// KeyBadGameID refuses a game option that is not a game ID.
+	KeyBadGameID = "reply.bad_game_id"
+	// KeyUnknownGame refuses a game ID that names no finished game we
+	// keep: never played, or expired.
+	KeyUnknownGame = "reply.unknown_game"
+	// KeyGameInProgress refuses a replay or review of a game still being
+	// played.
+	KeyGameInProgress = "reply.game_in_progress"
+	// KeyNotYourReplay refuses a step of someone else's replay.
+	KeyNotYourReplay = "reply.not_your_replay"
+	// KeyNotYourHistory refuses a page of someone else's history.
+	KeyNotYourHistory = "reply.not_your_history"
+	// KeyReviewFailed says a review could not be finished.
+	KeyReviewFailed = "reply.review_failed"
+)
+
+// HistoryPage is how many games a page of /ttt history lists.
+const HistoryPage = 10
+
+// reviewTimeout bounds one review's computation; the preset boards take
+// well under it (BENCHMARKS.md), and a review that runs out falls back to
+// estimates rather than failing.
+const reviewTimeout = 20 * time.Second
+
+// history shows a page of a user's games in this server.
+func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
+	data, err := b.historyPage(ctx, c, HistoryRef{User: r.User, Rules: r.Rules}, 0)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, data)
+}
+
+// historyPage renders page of ref's history for the caller.
+func (b *Bot) historyPage(ctx context.Context, c *call, ref HistoryRef, page int) (*discordgo.InteractionResponseData, error) {
+	entries, total, err := b.store.History(ctx, ref.User, c.i.GuildID, ref.Rules, page*HistoryPage, HistoryPage)
+	var corrupt *persistence.CorruptHistoryError
+	if errors.As(err, &corrupt) {
+		// Skipped entries are logged; the others are shown.
+		c.warnings = append(c.warnings, err)
+	} else if err != nil {
+		return nil, err
+	}
+	return b.render.History(c.loc, HistoryView{Ref: ref, Owner: c.user, Page: page, Total: total, Entries: entries})
+}
+
+// clickHistory turns a page of a history.
+func (b *Bot) clickHistory(ctx context.Context, c *call, id CustomID) error {
+	if id.Owner != c.user {
+		return userErr(KeyNotYourHistory)
+	}
+	ref, err := ParseHistoryRef(id.Game)
+	if err != nil {
+		return &UserError{Key: KeyInvalidButton, Err: err}
+	}
+	data, err := b.historyPage(ctx, c, ref, id.Move)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respUpdate, data)
+}
+
+// archived loads a finished game for a replay or review, telling an
+// unknown or expired ID from a game still in progress.
+func (b *Bot) archived(ctx context.Context, id persistence.GameID) (*persistence.ArchivedGame, error) {
+	g, err := b.store.ArchivedGame(ctx, id)
+	if errors.Is(err, persistence.ErrNotFound) {
+		if s, serr := b.store.Game(ctx, id); serr == nil && s.Status.Live() {
+			return nil, &UserError{Key: KeyGameInProgress, Err: err}
+		}
+		return nil, &UserError{Key: KeyUnknownGame, Err: err}
+	}
+	return g, err
+}
+
+// replay opens a replay of a finished game, at its start, owned by the
+// caller; typ is a new message for the command and the Replay button.
+func (b *Bot) replay(ctx context.Context, c *call, id persistence.GameID) error {
+	g, err := b.archived(ctx, id)
+	if err != nil {
+		return err
+	}
+	data, err := b.render.Replay(c.loc, g, 0, c.user, b.reviewNotes(ctx, id))
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, data)
+}
+
+// clickStep steps a replay.
+func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
+	if id.Owner != c.user {
+		return userErr(KeyNotYourReplay)
+	}
+	g, err := b.archived(ctx, id.Game)
+	if err != nil {
+		return err
+	}
+	ply := id.Move
+	switch id.Action {
+	case ActionFirst:
+		ply = 0
+	case ActionBack:
+		ply--
+	case ActionNext:
+		ply++
+	case ActionLast:
+		ply = len(g.Moves)
+	}
+	ply = max(0, min(ply, len(g.Moves)))
+	data, err := b.render.Replay(c.loc, g, ply, c.user, b.reviewNotes(ctx, id.Game))
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respUpdate, data)
+}
+
+// reviewNotes are what a replay shows of a game's review: the cached
+// verdicts, when someone has reviewed the game.
+type reviewNotes struct {
+	// Exact says whether every value was solved.
+	Exact bool `json:"exact"`
+	// Verdicts has one verdict name per move.
+	Verdicts []string `json:"verdicts"`
+	// Best has, per move, the best moves of the position before it, as
+	// cell names separated by spaces.
+	Best []string `json:"best"`
+}
+
+// notesOf extracts the notes a replay shows from a review.
+func notesOf(rv *review.Review) reviewNotes {
+	n := reviewNotes{Exact: rv.Exact}
+	for _, m := range rv.Moves {
+		n.Verdicts = append(n.Verdicts, m.Verdict.String())
+		n.Best = append(n.Best, cellNames(m.Best))
+	}
+	return n
+}
+
+// reviewNotes loads the cached notes of a game's review; nil when it was
+// not reviewed (or the cache cannot be read: the replay goes on without).
+func (b *Bot) reviewNotes(ctx context.Context, id persistence.GameID) *reviewNotes {
+	raw, err := b.store.Review(ctx, id)
+	if err != nil {
+		return nil
+	}
+	var n reviewNotes
+	if json.Unmarshal(raw, &n) != nil {
+		return nil
+	}
+	return &n
+}
+
+// reviewGame answers at once (a deferred public message), reviews a
+// finished game with the solver, caches the verdicts for replays and
+// edits the answer into the review with its value chart.
+func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) error {
+	g, err := b.archived(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := b.respond(ctx, c, discordgo.InteractionResponseDeferredChannelMessageWithSource, nil); err != nil {
+		return err
+	}
+	rv, err := b.computeReview(ctx, g)
+	if err == nil {
+		var raw []byte
+		if raw, err = json.Marshal(notesOf(rv)); err == nil {
+			if serr := b.store.SaveReview(ctx, id, raw); serr != nil {
+				c.warnings = append(c.warnings, serr)
+			}
+		}
+	}
+	var data *discordgo.InteractionResponseData
+	if err == nil {
+		data, err = b.render.Review(c.loc, g, rv)
+	}
+	if err != nil {
+		// The answer is a "thinking" message: turn it into the apology.
+		msg := b.render.Reply(c.loc, KeyReviewFailed)
+		if _, eerr := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{Content: &msg.Content}, discordgo.WithContext(ctx)); eerr != nil {
+			c.warnings = append(c.warnings, eerr)
+		}
+		c.warnings = append(c.warnings, err)
+		return nil
+	}
+	_, err = b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
+		Content: &data.Content, Embeds: &data.Embeds, Components: &data.Components,
+		Files: data.Files, AllowedMentions: data.AllowedMentions,
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("bot: edit review of %s: %w", id, err)
+	}
+	return nil
+}
+
+// computeReview reviews g with the solver (estimates where it runs out).
+func (b *Bot) computeReview(ctx context.Context, g *persistence.ArchivedGame) (*review.Review, error) {
+	rec, err := recordOf(g)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
+	defer cancel()
+	r := b.reviewers.Get().(*review.Reviewer)
+	defer b.reviewers.Put(r)
+	return r.Review(ctx, rec.Start, rec.Moves)
+}
+
+// reviewSeed seeds the estimates of reviews (on boards too big to solve),
+// so that a game's review is the same whoever asks and whenever.
+const reviewSeed = 0x7e57_ab1e
+
+// seedOf derives a stable seed from a string (a game ID), so a review's
+// estimates are the same for everyone who asks.
+func seedOf(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := range len(s) {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// cellNames joins cell names with spaces.
+func cellNames(cells []game.Cell) string {
+	names := make([]string, len(cells))
+	for i, c := range cells {
+		names[i] = c.String()
+	}
+	return strings.Join(names, " ")
+}
+
+// recordOf is an archived game's record: its rules, start and moves.
+func recordOf(g *persistence.ArchivedGame) (game.Record, error) {
+	rules, err := game.ParseRules(g.Rules)
+	if err != nil {
+		return game.Record{}, fmt.Errorf("bot: archived game %s: %w", g.ID, err)
+	}
+	start := game.NewPosition(rules)
+	if g.Start != "" {
+		if start, err = game.ParsePosition(rules, g.Start); err != nil {
+			return game.Record{}, fmt.Errorf("bot: archived game %s: %w", g.ID, err)
+		}
+	}
+	rec, err := game.NewRecord(start, g.Moves)
+	if err != nil {
+		return game.Record{}, fmt.Errorf("bot: archived game %s: %w", g.ID, err)
+	}
+	return rec, nil
+}

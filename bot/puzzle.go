@@ -1,0 +1,153 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/puzzle"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the replies to /ttt puzzle.
+const (
+	// KeyNoPuzzle says no puzzle could be found for a board today.
+	KeyNoPuzzle = "error.no_puzzle"
+)
+
+// puzzleCorpusGames bounds how many corpus games a day's puzzle is drawn
+// from.
+const puzzleCorpusGames = 2000
+
+// puzzleTimeout bounds drawing a day's puzzle.
+const puzzleTimeout = 10 * time.Second
+
+// puzzleLevel is the level the user plays a puzzle out against.
+const puzzleLevel = "perfect"
+
+// dayFormat is how a puzzle's day is written ("2026-11-24", UTC).
+const dayFormat = "2006-01-02"
+
+// puzzle starts the day's puzzle on a board: the same position for
+// everyone in the server (drawn once per day and board, from the corpus
+// first, then self-play, and kept in Redis), played out against perfect.
+func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
+	if _, err := b.levels.New(puzzleLevel, ai.Options{}); err != nil {
+		return &UserError{Key: KeyUnavailable, Err: err}
+	}
+	day := b.now().UTC().Format(dayFormat)
+	key := r.Rules.String()
+	deferred := false
+	posText, err := b.store.DailyPuzzle(ctx, c.i.GuildID, day, key, func() (string, error) {
+		// The first request of the day draws the puzzle, which can take
+		// a second on 5x5: answer at once, show the board when it is
+		// drawn.
+		if err := b.respond(ctx, c, discordgo.InteractionResponseDeferredChannelMessageWithSource, nil); err != nil {
+			return "", err
+		}
+		deferred = true
+		gctx, cancel := context.WithTimeout(ctx, puzzleTimeout)
+		defer cancel()
+		p, err := b.makePuzzle(gctx, c.i.GuildID, day, r.Rules)
+		if err != nil {
+			return "", err
+		}
+		return p.Position.String(), nil
+	})
+	if errors.Is(err, puzzle.ErrNone) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = &UserError{Key: KeyNoPuzzle, Vars: []string{"rules", b.render.rulesText(c.loc, r.Rules)}, Err: err}
+	}
+	if err == nil {
+		err = b.startPuzzle(ctx, c, r.Rules, day, posText, deferred)
+	}
+	if err != nil && deferred {
+		// The answer is a "thinking" message: turn it into the refusal.
+		msg := b.render.Error(c.loc, err)
+		if _, eerr := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{Content: &msg.Content}, discordgo.WithContext(ctx)); eerr != nil {
+			c.warnings = append(c.warnings, eerr)
+		}
+		c.warnings = append(c.warnings, err)
+		return nil
+	}
+	return err
+}
+
+// startPuzzle starts the user's attempt at the puzzle posText and shows
+// it, as the first response or, after a deferral, as its edit.
+func (b *Bot) startPuzzle(ctx context.Context, c *call, rules game.Rules, day, posText string, deferred bool) error {
+	key := rules.String()
+	start, err := game.ParsePosition(rules, posText)
+	if err != nil {
+		return fmt.Errorf("bot: stored puzzle of %s %s: %w", day, key, err)
+	}
+	var players [2]persistence.Seat
+	side := start.ToMove()
+	players[seatIndex(side)] = persistence.Seat{User: c.user}
+	players[seatIndex(side.Other())] = persistence.Seat{AI: persistence.AI{Level: puzzleLevel, Seed: seedOf(day + key)}}
+	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
+		Rules: key, Players: players, Start: posText, Guild: c.i.GuildID, TurnTime: b.lc.turnTime, Puzzle: day,
+	})
+	if err != nil {
+		return err
+	}
+	if !deferred {
+		return b.showBoard(ctx, c, s, respMessage, nil)
+	}
+	data, err := b.render.Board(c.loc, s, nil)
+	if err != nil {
+		return err
+	}
+	if err := b.editOriginal(ctx, c, data); err != nil {
+		return err
+	}
+	b.track(ctx, c, s, respMessage, data)
+	return nil
+}
+
+// makePuzzle draws the puzzle of a day, a server and a board.
+func (b *Bot) makePuzzle(ctx context.Context, guild, day string, rules game.Rules) (puzzle.Puzzle, error) {
+	var corpus []puzzle.Game
+	batch, err := b.store.ReadCorpus(ctx, rules.String(), "", puzzleCorpusGames)
+	if err != nil {
+		return puzzle.Puzzle{}, err
+	}
+	for _, e := range batch.Records {
+		_, start, moves, err := e.Record.Replay()
+		if err == nil {
+			corpus = append(corpus, puzzle.Game{Start: start, Moves: moves})
+		}
+	}
+	return puzzle.Generate(ctx, rules, puzzle.Seed(guild, day, rules), puzzle.Options{Corpus: corpus})
+}
+
+// judgePuzzle checks the user's move in a puzzle: a move that gives the
+// forced win away ends the attempt at once (as a resignation, so the game
+// ends with the computer's win and the attempt counts as failed).
+func (b *Bot) judgePuzzle(ctx context.Context, s *persistence.Session, user string) (*persistence.Session, error) {
+	pos, err := s.Position()
+	if err != nil || pos.Over() {
+		return s, err
+	}
+	side := s.SideOf(user)
+	st, err := puzzle.Judge(ctx, ai.NewSolver(), side, pos)
+	if err != nil || st != puzzle.Failed {
+		return s, err
+	}
+	return retry(func() (*persistence.Session, error) { return b.store.Resign(ctx, s.ID, 0, user) })
+}
+
+// finishPuzzle counts a finished puzzle attempt: solved when the user's
+// side won. Only the first attempt of the day on a board counts.
+func (b *Bot) finishPuzzle(ctx context.Context, s *persistence.Session) error {
+	user, side := s.Players[0].User, game.X
+	if user == "" {
+		user, side = s.Players[1].User, game.O
+	}
+	solved := s.Result == game.XWins && side == game.X || s.Result == game.OWins && side == game.O
+	_, _, err := b.store.RecordPuzzle(ctx, s.Guild, user, s.Puzzle, s.Rules, solved)
+	return err
+}

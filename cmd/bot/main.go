@@ -96,6 +96,8 @@ func commands() []*command {
 		playCommand(),
 		moveCommand(),
 		solveCommand(),
+		reviewCommand(),
+		puzzleCommand(),
 		arenaCommand(),
 		levelsCommand(),
 		trainCommand(),

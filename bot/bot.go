@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -125,6 +126,8 @@ type Bot struct {
 	// reviewers keeps review.Reviewers (each holds a solver table of up
 	// to 6 MB) between reviews; one serves one review at a time.
 	reviewers sync.Pool
+	// reviewSlots bounds the reviews computed at once: one per core.
+	reviewSlots chan struct{}
 
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
@@ -159,8 +162,10 @@ func New(d Deps, o Options) (*Bot, error) {
 		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout, metrics: o.Metrics,
 		lc: newLifecycle(o), models: d.Models, retrain: d.Retrain,
 	}
-	// Reviews are deterministic: every Reviewer has the same options.
-	b.reviewers.New = func() any { return review.New(review.Options{Seed: reviewSeed}) }
+	// Reviews are deterministic: every Reviewer has the default options,
+	// as bot review uses.
+	b.reviewers.New = func() any { return review.New(review.Options{}) }
+	b.reviewSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 	return b, nil
 }
 
@@ -185,6 +190,9 @@ type call struct {
 	// acked is set once the first response is sent; later messages are
 	// edits and follow-ups.
 	acked bool
+	// deferred is set while the first response is a deferral not yet
+	// edited: an error then replaces its "thinking" message.
+	deferred bool
 	// warnings are failures that did not stop the answer (a game that
 	// could not be recorded); they are logged.
 	warnings []error
@@ -250,6 +258,10 @@ func (b *Bot) fail(ctx context.Context, c *call, log *slog.Logger, err error) {
 	defer cancel()
 	data := b.render.Error(c.loc, err)
 	var sendErr error
+	if c.deferred {
+		b.replaceDeferred(ctx, c, data.Content)
+		return
+	}
 	if !c.acked {
 		sendErr = b.respond(ctx, c, discordgo.InteractionResponseChannelMessageWithSource, data)
 	} else {
@@ -290,8 +302,22 @@ func (b *Bot) respond(ctx context.Context, c *call, typ discordgo.InteractionRes
 	if err != nil {
 		return fmt.Errorf("bot: respond to interaction %s: %w", c.i.ID, err)
 	}
-	c.acked = true
+	c.acked, c.deferred = true, typ == respDeferred
 	return nil
+}
+
+// replaceDeferred turns a deferred answer's "thinking" message into text
+// (an apology or a refusal), even when the handler's own context has run
+// out, so that no placeholder is left behind; a failure is a warning.
+func (b *Bot) replaceDeferred(ctx context.Context, c *call, text string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replyTimeout)
+	defer cancel()
+	empty := []discordgo.MessageComponent{}
+	embeds := []*discordgo.MessageEmbed{}
+	if _, err := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{Content: &text, Components: &empty, Embeds: &embeds},
+		discordgo.WithContext(ctx)); err != nil {
+		c.warnings = append(c.warnings, fmt.Errorf("bot: replace the deferred answer to %s: %w", c.i.ID, err))
+	}
 }
 
 // editOriginal replaces the message of the first response.
@@ -302,6 +328,7 @@ func (b *Bot) editOriginal(ctx context.Context, c *call, data *discordgo.Interac
 	if err != nil {
 		return fmt.Errorf("bot: edit response to interaction %s: %w", c.i.ID, err)
 	}
+	c.deferred = false
 	return nil
 }
 

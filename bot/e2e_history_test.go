@@ -205,6 +205,10 @@ func hintScenario(t *testing.T, b *scenarioBed) {
 			return // before the game starts
 		}
 		r, _ := b.command(alice, bot.SubHint)
+		if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) || !r.Message.Ephemeral {
+			t.Fatalf("hint answered type %d ephemeral %v, want a private deferral", r.Type, r.Message.Ephemeral)
+		}
+		r.Message = settled(b, r)
 		if !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "💡 Best move") {
 			t.Fatalf("hint answered %q (ephemeral %v)", r.Message.Content, r.Message.Ephemeral)
 		}
@@ -347,4 +351,22 @@ func historyRefusals(t *testing.T, b *scenarioBed) {
 		b.wantReply(r, bot.KeyGameInProgress)
 	}
 	_ = msg
+	// In a direct message only one's own history: the others' would list
+	// their games in every server. (Direct messages use the global
+	// commands.)
+	if err := b.bot.Register(b.ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	dm := func(opts ...fakediscord.Option) fakediscord.Response {
+		d, err := b.srv.Command(b.ctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Channel: "70", User: fakediscord.User{ID: alice}},
+			Name: bot.CommandName, Options: []fakediscord.Option{{Name: bot.SubHistory, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.wait(d)
+	}
+	b.wantReply(dm(fakediscord.Option{Name: "user", Value: bob, Type: discordgo.ApplicationCommandOptionUser}), bot.KeyHistoryDM)
+	if r := dm(); !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "Games of <@"+alice+">") {
+		t.Fatalf("own history in a DM: %q", r.Message.Content)
+	}
 }

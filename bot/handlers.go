@@ -17,6 +17,9 @@ import (
 const (
 	respMessage = discordgo.InteractionResponseChannelMessageWithSource // 4: a new message
 	respUpdate  = discordgo.InteractionResponseUpdateMessage            // 7: edit the clicked message
+	// respDeferred answers at once with a "thinking" message that an
+	// edit replaces.
+	respDeferred = discordgo.InteractionResponseDeferredChannelMessageWithSource // 5
 )
 
 // command handles a slash command.
@@ -274,10 +277,7 @@ func (b *Bot) clickResign(ctx context.Context, c *call, id CustomID) error {
 // board as a new message and turns the old board into it too, so no live
 // buttons are left behind.
 func (b *Bot) resignCommand(ctx context.Context, c *call) error {
-	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
-	if errors.Is(err, persistence.ErrNotFound) {
-		return &UserError{Key: KeyNoGame, Err: err}
-	}
+	gid, err := b.activeGame(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -293,6 +293,16 @@ func (b *Bot) resignCommand(ctx context.Context, c *call) error {
 		c.warnings = append(c.warnings, err)
 	}
 	return nil
+}
+
+// activeGame is the caller's live game in the channel; KeyNoGame when
+// there is none.
+func (b *Bot) activeGame(ctx context.Context, c *call) (persistence.GameID, error) {
+	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return "", &UserError{Key: KeyNoGame, Err: err}
+	}
+	return gid, err
 }
 
 // stats shows a user's results in this server (globally in a direct

@@ -2,8 +2,9 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/game"
@@ -29,10 +30,7 @@ const hintTimeout = 2 * time.Second
 // assisted (in the history, and in the corpus so that the human-move
 // network does not learn from it).
 func (b *Bot) hint(ctx context.Context, c *call) error {
-	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
-	if errors.Is(err, persistence.ErrNotFound) {
-		return &UserError{Key: KeyNoGame, Err: err}
-	}
+	gid, err := b.activeGame(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -56,15 +54,20 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	if pos.ToMove() != side {
 		return userErr(KeyHintWait)
 	}
+	// A solve can take a second on 5x5: answer at once, privately, and
+	// edit the hint in.
+	if err := b.respond(ctx, c, respDeferred, &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}); err != nil {
+		return err
+	}
 	h, err := bestMoves(ctx, pos)
+	if err == nil {
+		// Mark first: a hint shown must never go unrecorded.
+		_, err = b.store.MarkAssisted(ctx, gid, side)
+	}
 	if err != nil {
-		return err
+		return err // the deferral's message says so
 	}
-	// Mark first: a hint shown must never go unrecorded.
-	if _, err := b.store.MarkAssisted(ctx, gid, side); err != nil {
-		return err
-	}
-	return b.respond(ctx, c, respMessage, b.render.Hint(c.loc, pos, h))
+	return b.editOriginal(ctx, c, b.render.Hint(c.loc, pos, h))
 }
 
 // hintResult is what a hint says: the best moves and what they keep.

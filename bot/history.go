@@ -29,8 +29,9 @@ const (
 	KeyNotYourReplay = "reply.not_your_replay"
 	// KeyNotYourHistory refuses a page of someone else's history.
 	KeyNotYourHistory = "reply.not_your_history"
-	// KeyReviewFailed says a review could not be finished.
-	KeyReviewFailed = "reply.review_failed"
+	// KeyHistoryDM refuses someone else's history in a direct message,
+	// which would list their games in every server.
+	KeyHistoryDM = "reply.history_dm"
 )
 
 // HistoryPage is how many games a page of /ttt history lists.
@@ -43,6 +44,9 @@ const reviewTimeout = 20 * time.Second
 
 // history shows a page of a user's games in this server.
 func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
+	if c.i.GuildID == "" && r.User != c.user {
+		return userErr(KeyHistoryDM)
+	}
 	data, err := b.historyPage(ctx, c, HistoryRef{User: r.User, Rules: r.Rules}, 0)
 	if err != nil {
 		return err
@@ -59,6 +63,11 @@ func (b *Bot) historyPage(ctx context.Context, c *call, ref HistoryRef, page int
 		c.warnings = append(c.warnings, err)
 	} else if err != nil {
 		return nil, err
+	}
+	if last := max(total-1, 0) / HistoryPage; page > last {
+		// The history shrank (games expired or were trimmed) since the
+		// page's button was drawn: show the last page there is.
+		return b.historyPage(ctx, c, ref, last)
 	}
 	return b.render.History(c.loc, HistoryView{Ref: ref, Owner: c.user, Page: page, Total: total, Entries: entries})
 }
@@ -99,7 +108,7 @@ func (b *Bot) replay(ctx context.Context, c *call, id persistence.GameID) error 
 	if err != nil {
 		return err
 	}
-	data, err := b.render.Replay(c.loc, g, 0, c.user, b.reviewNotes(ctx, id))
+	data, err := b.render.Replay(c.loc, g, 0, c.user, b.reviewNotes(ctx, g))
 	if err != nil {
 		return err
 	}
@@ -127,23 +136,23 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
 		ply = len(g.Moves)
 	}
 	ply = max(0, min(ply, len(g.Moves)))
-	data, err := b.render.Replay(c.loc, g, ply, c.user, b.reviewNotes(ctx, id.Game))
+	data, err := b.render.Replay(c.loc, g, ply, c.user, b.reviewNotes(ctx, g))
 	if err != nil {
 		return err
 	}
 	return b.respond(ctx, c, respUpdate, data)
 }
 
-// reviewNotes are what a replay shows of a game's review: the cached
-// verdicts, when someone has reviewed the game.
+// reviewNotes are what a replay shows of a game's review: the verdicts,
+// when someone has reviewed the game.
 type reviewNotes struct {
 	// Exact says whether every value was solved.
-	Exact bool `json:"exact"`
+	Exact bool
 	// Verdicts has one verdict name per move.
-	Verdicts []string `json:"verdicts"`
+	Verdicts []string
 	// Best has, per move, the best moves of the position before it, as
 	// cell names separated by spaces.
-	Best []string `json:"best"`
+	Best []string
 }
 
 // notesOf extracts the notes a replay shows from a review.
@@ -156,52 +165,81 @@ func notesOf(rv *review.Review) reviewNotes {
 	return n
 }
 
-// reviewNotes loads the cached notes of a game's review; nil when it was
-// not reviewed (or the cache cannot be read: the replay goes on without).
-func (b *Bot) reviewNotes(ctx context.Context, id persistence.GameID) *reviewNotes {
-	raw, err := b.store.Review(ctx, id)
+// storedReviewVersion is the version of the cached review's encoding; a
+// cache entry of another version is ignored and the game reviewed again.
+const storedReviewVersion = 1
+
+// storedReview is a game's review as it is cached with the archived game:
+// everything but the rules and start, which the archive has.
+type storedReview struct {
+	V            int               `json:"v"`
+	Moves        []review.Move     `json:"moves"`
+	Values       []review.Value    `json:"values"`
+	Exact        bool              `json:"exact"`
+	Players      [2]review.Summary `json:"players"`
+	TurningPoint int               `json:"turning"`
+	Decided      int               `json:"decided"`
+}
+
+// cachedReview loads the cached review of g; nil when there is none or it
+// does not read (the game is then reviewed again).
+func (b *Bot) cachedReview(ctx context.Context, g *persistence.ArchivedGame) *review.Review {
+	raw, err := b.store.Review(ctx, g.ID)
 	if err != nil {
 		return nil
 	}
-	var n reviewNotes
-	if json.Unmarshal(raw, &n) != nil {
+	var st storedReview
+	if json.Unmarshal(raw, &st) != nil || st.V != storedReviewVersion || len(st.Moves) != len(g.Moves) || len(st.Values) != len(g.Moves)+1 {
 		return nil
 	}
+	rec, err := recordOf(g)
+	if err != nil {
+		return nil
+	}
+	return &review.Review{Rules: rec.Rules, Start: rec.Start, Moves: st.Moves, Values: st.Values, Exact: st.Exact,
+		Players: st.Players, TurningPoint: st.TurningPoint, Decided: st.Decided}
+}
+
+// reviewNotes loads the notes of a game's cached review; nil when it was
+// not reviewed (or the cache cannot be read: the replay goes on without).
+func (b *Bot) reviewNotes(ctx context.Context, g *persistence.ArchivedGame) *reviewNotes {
+	rv := b.cachedReview(ctx, g)
+	if rv == nil {
+		return nil
+	}
+	n := notesOf(rv)
 	return &n
 }
 
 // reviewGame answers at once (a deferred public message), reviews a
-// finished game with the solver, caches the verdicts for replays and
-// edits the answer into the review with its value chart.
+// finished game with the solver (or takes its cached review), caches it
+// for later reviews and replays, and edits the answer into the review
+// with its value chart.
 func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) error {
 	g, err := b.archived(ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := b.respond(ctx, c, discordgo.InteractionResponseDeferredChannelMessageWithSource, nil); err != nil {
+	if err := b.respond(ctx, c, respDeferred, nil); err != nil {
 		return err
 	}
-	rv, err := b.computeReview(ctx, g)
-	if err == nil {
-		var raw []byte
-		if raw, err = json.Marshal(notesOf(rv)); err == nil {
-			if serr := b.store.SaveReview(ctx, id, raw); serr != nil {
-				c.warnings = append(c.warnings, serr)
-			}
+	rv := b.cachedReview(ctx, g)
+	if rv == nil {
+		if rv, err = b.computeReview(ctx, g); err != nil {
+			return err // the deferral's message says so
+		}
+		raw, err := json.Marshal(storedReview{V: storedReviewVersion, Moves: rv.Moves, Values: rv.Values, Exact: rv.Exact,
+			Players: rv.Players, TurningPoint: rv.TurningPoint, Decided: rv.Decided})
+		if err == nil {
+			err = b.store.SaveReview(ctx, id, raw)
+		}
+		if err != nil {
+			c.warnings = append(c.warnings, fmt.Errorf("bot: cache the review of %s: %w", id, err))
 		}
 	}
-	var data *discordgo.InteractionResponseData
-	if err == nil {
-		data, err = b.render.Review(c.loc, g, rv)
-	}
+	data, err := b.render.Review(c.loc, g, rv)
 	if err != nil {
-		// The answer is a "thinking" message: turn it into the apology.
-		msg := b.render.Reply(c.loc, KeyReviewFailed)
-		if _, eerr := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{Content: &msg.Content}, discordgo.WithContext(ctx)); eerr != nil {
-			c.warnings = append(c.warnings, eerr)
-		}
-		c.warnings = append(c.warnings, err)
-		return nil
+		return err
 	}
 	_, err = b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
 		Content: &data.Content, Embeds: &data.Embeds, Components: &data.Components,
@@ -210,10 +248,13 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 	if err != nil {
 		return fmt.Errorf("bot: edit review of %s: %w", id, err)
 	}
+	c.deferred = false
 	return nil
 }
 
-// computeReview reviews g with the solver (estimates where it runs out).
+// computeReview reviews g with the solver (estimates where it runs out),
+// waiting for one of the review slots: at most one review per core runs
+// at a time, however many are asked for.
 func (b *Bot) computeReview(ctx context.Context, g *persistence.ArchivedGame) (*review.Review, error) {
 	rec, err := recordOf(g)
 	if err != nil {
@@ -221,17 +262,19 @@ func (b *Bot) computeReview(ctx context.Context, g *persistence.ArchivedGame) (*
 	}
 	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
+	select {
+	case b.reviewSlots <- struct{}{}:
+		defer func() { <-b.reviewSlots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("bot: waiting to review %s: %w", g.ID, ctx.Err())
+	}
 	r := b.reviewers.Get().(*review.Reviewer)
 	defer b.reviewers.Put(r)
 	return r.Review(ctx, rec.Start, rec.Moves)
 }
 
-// reviewSeed seeds the estimates of reviews (on boards too big to solve),
-// so that a game's review is the same whoever asks and whenever.
-const reviewSeed = 0x7e57_ab1e
-
-// seedOf derives a stable seed from a string (a game ID), so a review's
-// estimates are the same for everyone who asks.
+// seedOf derives a stable seed from a string: the AI seat of a puzzle
+// from its day and board, a hint's fallback search from the position.
 func seedOf(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := range len(s) {

@@ -180,7 +180,8 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 		}
 	}
 	if err := b.store.RecordGame(ctx, finishedGame(s)); err != nil {
-		return nil, fmt.Errorf("bot: record game %s: %w", s.ID, err)
+		// Still keep it for replays and reviews: its board offers them.
+		return nil, errors.Join(fmt.Errorf("bot: record game %s: %w", s.ID, err), b.archive(ctx, s, nil))
 	}
 	if !rated || errors.Join(errs...) != nil {
 		return nil, errors.Join(append(errs, b.archive(ctx, s, nil))...)

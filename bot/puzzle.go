@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
 	"github.com/tttbot/ttt-bot/game"
@@ -25,6 +24,10 @@ const puzzleCorpusGames = 2000
 
 // puzzleTimeout bounds drawing a day's puzzle.
 const puzzleTimeout = 10 * time.Second
+
+// judgeTimeout bounds judging one move of a puzzle (a solve; a few
+// milliseconds on the preset boards), so the click is answered in time.
+const judgeTimeout = time.Second
 
 // puzzleLevel is the level the user plays a puzzle out against.
 const puzzleLevel = "perfect"
@@ -46,7 +49,7 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
 		// The first request of the day draws the puzzle, which can take
 		// a second on 5x5: answer at once, show the board when it is
 		// drawn.
-		if err := b.respond(ctx, c, discordgo.InteractionResponseDeferredChannelMessageWithSource, nil); err != nil {
+		if err := b.respond(ctx, c, respDeferred, nil); err != nil {
 			return "", err
 		}
 		deferred = true
@@ -61,19 +64,10 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
 	if errors.Is(err, puzzle.ErrNone) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		err = &UserError{Key: KeyNoPuzzle, Vars: []string{"rules", b.render.rulesText(c.loc, r.Rules)}, Err: err}
 	}
-	if err == nil {
-		err = b.startPuzzle(ctx, c, r.Rules, day, posText, deferred)
+	if err != nil {
+		return err // after a deferral, its message says so
 	}
-	if err != nil && deferred {
-		// The answer is a "thinking" message: turn it into the refusal.
-		msg := b.render.Error(c.loc, err)
-		if _, eerr := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{Content: &msg.Content}, discordgo.WithContext(ctx)); eerr != nil {
-			c.warnings = append(c.warnings, eerr)
-		}
-		c.warnings = append(c.warnings, err)
-		return nil
-	}
-	return err
+	return b.startPuzzle(ctx, c, r.Rules, day, posText, deferred)
 }
 
 // startPuzzle starts the user's attempt at the puzzle posText and shows
@@ -133,7 +127,14 @@ func (b *Bot) judgePuzzle(ctx context.Context, s *persistence.Session, user stri
 		return s, err
 	}
 	side := s.SideOf(user)
-	st, err := puzzle.Judge(ctx, ai.NewSolver(), side, pos)
+	jctx, cancel := context.WithTimeout(ctx, judgeTimeout)
+	defer cancel()
+	st, err := puzzle.Judge(jctx, ai.NewSolver(), side, pos)
+	if err != nil && ctx.Err() == nil {
+		// Out of time to judge: the move stands, and the attempt goes on
+		// (it can still fail on a later move, or by losing).
+		return s, nil
+	}
 	if err != nil || st != puzzle.Failed {
 		return s, err
 	}
@@ -147,7 +148,13 @@ func (b *Bot) finishPuzzle(ctx context.Context, s *persistence.Session) error {
 	if user == "" {
 		user, side = s.Players[1].User, game.O
 	}
-	solved := s.Result == game.XWins && side == game.X || s.Result == game.OWins && side == game.O
-	_, _, err := b.store.RecordPuzzle(ctx, s.Guild, user, s.Puzzle, s.Rules, solved)
+	won := s.Result == game.XWins && side == game.X || s.Result == game.OWins && side == game.O
+	switch {
+	case s.Result != game.XWins && s.Result != game.OWins && s.Result != game.Draw:
+		return nil // ended without a result (a moderator, expiry): no attempt to count
+	case won && s.End == persistence.ByTimeout:
+		return nil // the computer ran out of time: the bot's failure, not the user's
+	}
+	_, _, err := b.store.RecordPuzzle(ctx, s.Guild, user, s.Puzzle, s.Rules, puzzleSolved(s, side))
 	return err
 }

@@ -157,7 +157,9 @@ func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings [
 				return nil, err
 			}
 			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}})
-		case s.Status == persistence.StatusFinished:
+		case s.Status == persistence.StatusFinished && s.Puzzle == "":
+			// A puzzle has no Rematch (it would play the solution in
+			// public), nor Replay and Review (it is not archived).
 			row, err := r.finishedButtons(loc, s, move)
 			if err != nil {
 				return nil, err
@@ -215,10 +217,21 @@ func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, pos 
 	switch {
 	case s.Status.Live() && !pos.Over():
 		return r.cat.Text(loc, "puzzle.task", "day", s.Puzzle, "mark", markEmoji(side), "player", r.seatName(loc, user))
-	case s.Result == game.XWins && side == game.X, s.Result == game.OWins && side == game.O:
+	case puzzleSolved(s, side):
 		return r.cat.Text(loc, "puzzle.solved", "day", s.Puzzle, "player", r.seatName(loc, user))
+	case s.End == persistence.ByTimeout && s.Result == game.XWins && side == game.O, s.End == persistence.ByTimeout && s.Result == game.OWins && side == game.X:
+		return r.cat.Text(loc, "puzzle.timeout", "day", s.Puzzle, "player", r.seatName(loc, user))
+	case s.End == persistence.ByWin || s.End == persistence.ByDraw || s.End == persistence.ByResign:
+		return r.cat.Text(loc, "puzzle.failed", "day", s.Puzzle, "player", r.seatName(loc, user))
 	}
-	return r.cat.Text(loc, "puzzle.failed", "day", s.Puzzle, "player", r.seatName(loc, user))
+	return r.cat.Text(loc, "puzzle.ended", "day", s.Puzzle, "player", r.seatName(loc, user))
+}
+
+// puzzleSolved reports whether the user playing side solved the puzzle of
+// s: they completed their line. A win any other way (the computer's time
+// running out) is not a solution.
+func puzzleSolved(s *persistence.Session, side game.Mark) bool {
+	return s.End == persistence.ByWin && (s.Result == game.XWins && side == game.X || s.Result == game.OWins && side == game.O)
 }
 
 // resultText says how a finished or expired game ended.

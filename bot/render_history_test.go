@@ -260,18 +260,21 @@ func TestRenderHintGolden(t *testing.T) {
 
 func TestRenderPuzzleGolden(t *testing.T) {
 	r := testRenderer(t)
-	puzzle := func(status persistence.Status, res game.Result, moves ...string) *persistence.Session {
+	puzzle := func(status persistence.Status, res game.Result, end persistence.Ending, moves ...string) *persistence.Session {
 		return &persistence.Session{ID: testGame, Rules: "3x3k3", Start: "X--/-O-/--X",
 			Players: [2]persistence.Seat{bot("perfect"), human(alice)}, Moves: cells(t, "3x3k3", moves...),
-			Status: status, Result: res, Puzzle: "2026-11-24", Version: 3, TurnTime: time.Minute, Deadline: fixedNow.Add(time.Minute)}
+			Status: status, Result: res, End: end, Puzzle: "2026-11-24", Version: 3, TurnTime: time.Minute, Deadline: fixedNow.Add(time.Minute)}
 	}
 	cases := []struct {
 		name string
 		s    *persistence.Session
 	}{
-		{"live", puzzle(persistence.StatusActive, game.Ongoing)},
-		{"failed", puzzle(persistence.StatusFinished, game.XWins, "a3", "c1")},
-		{"solved", puzzle(persistence.StatusFinished, game.OWins, "b1", "c1", "b3")},
+		{"live", puzzle(persistence.StatusActive, game.Ongoing, persistence.NotEnded)},
+		{"failed", puzzle(persistence.StatusFinished, game.XWins, persistence.ByResign, "a3")}, // the judge resigns for the user
+		{"timeout", puzzle(persistence.StatusFinished, game.XWins, persistence.ByTimeout)},
+		{"solved", puzzle(persistence.StatusFinished, game.OWins, persistence.ByWin, "b1", "b3", "a3", "a2", "c1")},
+		{"computer-timeout", puzzle(persistence.StatusFinished, game.OWins, persistence.ByTimeout, "a3")},
+		{"moderator", puzzle(persistence.StatusFinished, game.Ongoing, persistence.ByModerator)},
 	}
 	for _, loc := range goldenLocales {
 		for _, tc := range cases {

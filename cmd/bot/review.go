@@ -128,7 +128,8 @@ func puzzleCommand() *command {
 not obvious (no win in one, and only one winning move or a win at least 5
 plies deep), from self-play, and checks it with the solver. With -guild
 and -day it draws the puzzle the bot would give that server that day on
-an empty corpus; -seed draws another one. It prints the position, the
+an empty corpus (-day alone: the puzzle of direct messages); -seed draws
+another one. It prints the position, the
 winning moves, the length of the win and the time taken; the position
 can be played out with bot play -ai perfect -position.`,
 		run: runPuzzle,
@@ -154,6 +155,8 @@ func runPuzzle(ctx context.Context, e *env, cmd *command, args []string) error {
 	switch {
 	case seed.set && (*guild != "" || *day != ""):
 		return badInput("-seed chooses the draw; give it or -guild and -day, not both")
+	case *guild != "" && *day == "":
+		return badInput("-guild needs -day: a server's puzzle is the puzzle of one day (YYYY-MM-DD)")
 	case !seed.set && *day != "":
 		s = puzzle.Seed(*guild, *day, r)
 	case !seed.set:

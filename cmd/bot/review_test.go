@@ -68,4 +68,7 @@ func TestPuzzleCommand(t *testing.T) {
 	if r := runBot(t, "", "puzzle", "-seed", "3", "-day", "2026-11-24"); r.code != exitInput {
 		t.Fatalf("-seed with -day: exit %d", r.code)
 	}
+	if r := runBot(t, "", "puzzle", "-guild", "42"); r.code != exitInput || !strings.Contains(r.stderr, "-guild needs -day") {
+		t.Fatalf("-guild alone: exit %d %q", r.code, r.stderr)
+	}
 }

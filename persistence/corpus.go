@@ -76,6 +76,9 @@ type FinishedGame struct {
 	End string
 	// Finished is when the game ended; the zero time means now.
 	Finished time.Time
+	// Unrated says a game between two people changes no ratings (its
+	// server turned rated games off); results are still counted.
+	Unrated bool
 	// Assisted says, per side ([0] X, [1] O), whether its player took a
 	// hint (Session.Assisted); the corpus records it so that training does
 	// not take those moves for the player's own.

@@ -407,11 +407,12 @@ func (s *Store) decodeArchive(id GameID, data string) (*ArchivedGame, error) {
 }
 
 // historyEntries returns the history entries a checked game makes, one per
-// distinct human player, with the users they go to.
+// distinct human player (none for a user who asked to be forgotten, whose
+// ID is ForgottenUser), with the users they go to.
 func historyEntries(g *ArchivedGame) (users []string, entries []HistoryEntry) {
 	for i, p := range g.Players {
-		if p.User == "" || i == 1 && p.User == g.Players[0].User {
-			continue
+		if p.User == "" || p.User == ForgottenUser || i == 1 && p.User == g.Players[0].User {
+			continue // no history for an AI, a forgotten user, or twice for one user
 		}
 		users = append(users, p.User)
 		entries = append(entries, HistoryEntry{

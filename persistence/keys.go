@@ -191,3 +191,55 @@ func (k keys) puzzleStats(guild, user string) string {
 func (k keys) puzzleBoard(guild string) string {
 	return k.prefix + ":puzzle:" + ratingScope(guild) + ":board"
 }
+
+// --- per-guild settings and audit log ---
+
+// settings is a guild's settings hash (setting name to value text); it
+// shares the guild's ratings tag, so a guild's data can go in one step.
+func (k keys) settings(guild string) string {
+	return k.prefix + ":settings:" + ratingScope(guild)
+}
+
+// audit is a guild's audit log: a list of JSON entries, newest first.
+func (k keys) audit(guild string) string { return k.settings(guild) + ":audit" }
+
+// settingsChannel is the pub/sub channel (not a key) on which settings
+// changes are announced, with the guild ID as the message.
+func (k keys) settingsChannel() string { return k.prefix + ":settings" }
+
+// --- blocks, challenge limits, rate limits ---
+
+// A user's blocks are one set in the user's own slot (beside their
+// history, so deleting a user's data can take both in one step). The
+// challenge cooldown and the open-challenge index are per guild and user,
+// in the guild's scope; the rate-limit buckets are single keys with their
+// own tag. Every script on them touches one key:
+//
+//	ttt:block:{u:<user>}                    set: user IDs the user refuses challenges from
+//	ttt:cooldown:{g:<guild>}:<user>         string: when the user may challenge again (Unix ms), with that TTL
+//	ttt:open:{g:<guild>}:<user>             zset: game IDs of the user's challenges, scored by deadline (ms)
+//	ttt:rate:{<bucket>}                     string: the bucket's theoretical arrival time (Unix µs), with a TTL
+
+// blocks is the set of users user has blocked.
+func (k keys) blocks(user string) string { return k.prefix + ":block:" + tag("u:"+user) }
+
+// challengeCooldown holds when user may next challenge in guild.
+func (k keys) challengeCooldown(guild, user string) string {
+	return k.prefix + ":cooldown:" + ratingScope(guild) + ":" + user
+}
+
+// openChallenges indexes user's challenges in guild by deadline.
+func (k keys) openChallenges(guild, user string) string {
+	return k.prefix + ":open:" + ratingScope(guild) + ":" + user
+}
+
+// rateBucket is the state of one rate-limit bucket.
+func (k keys) rateBucket(bucket string) string { return k.prefix + ":rate:" + tag(bucket) }
+
+// --- shared secrets ---
+
+// secret is a secret shared by every process on this Redis (the HMAC keys
+// serve generates when they are not configured), kept without a TTL:
+//
+//	ttt:secret:<name>            string: the secret's bytes, set once
+func (k keys) secret(name string) string { return k.prefix + ":secret:" + name }

@@ -276,12 +276,28 @@ func (s *Store) ModelVersions(ctx context.Context, rules string) ([]ModelMeta, i
 // done; events are dropped only if the reader does not keep up and ctx
 // ends.
 func (s *Store) SubscribeModels(ctx context.Context) (<-chan ModelEvent, error) {
-	ps := s.rdb.Subscribe(ctx, s.keys.modelChannel())
+	return subscribe(ctx, s.rdb, s.keys.modelChannel(), ModelEvent{Kind: ModelResync}, func(payload string) (ModelEvent, bool) {
+		var ev ModelEvent
+		if json.Unmarshal([]byte(payload), &ev) != nil || ev.Kind == "" {
+			return ev, false
+		}
+		return ev, true
+	})
+}
+
+// subscribe subscribes to a pub/sub channel and returns its messages,
+// decoded, on a Go channel; resync is sent after every re-subscription
+// (go-redis resubscribes after a lost connection), since messages may
+// have been missed meanwhile, and messages that do not
+// decode are skipped. The subscription is in place when it returns; the
+// Go channel is closed when ctx is done.
+func subscribe[T any](ctx context.Context, rdb redis.UniversalClient, channel string, resync T, decode func(string) (T, bool)) (<-chan T, error) {
+	ps := rdb.Subscribe(ctx, channel)
 	if _, err := ps.Receive(ctx); err != nil {
 		_ = ps.Close()
-		return nil, fmt.Errorf("persistence: subscribing to model events: %w", err)
+		return nil, fmt.Errorf("persistence: subscribing to %s: %w", channel, err)
 	}
-	out := make(chan ModelEvent, 16)
+	out := make(chan T, 16)
 	stop := make(chan struct{})
 	go func() {
 		select {
@@ -293,7 +309,7 @@ func (s *Store) SubscribeModels(ctx context.Context) (<-chan ModelEvent, error) 
 	go func() {
 		defer close(out)
 		defer close(stop)
-		send := func(ev ModelEvent) bool {
+		send := func(ev T) bool {
 			select {
 			case out <- ev:
 				return true
@@ -325,15 +341,11 @@ func (s *Store) SubscribeModels(ctx context.Context) (<-chan ModelEvent, error) 
 			backoff = 50 * time.Millisecond
 			switch m := msg.(type) {
 			case *redis.Subscription:
-				if m.Kind == "subscribe" && !send(ModelEvent{Kind: ModelResync}) {
+				if m.Kind == "subscribe" && !send(resync) {
 					return
 				}
 			case *redis.Message:
-				var ev ModelEvent
-				if json.Unmarshal([]byte(m.Payload), &ev) != nil || ev.Kind == "" {
-					continue
-				}
-				if !send(ev) {
+				if ev, ok := decode(m.Payload); ok && !send(ev) {
 					return
 				}
 			}

@@ -111,13 +111,17 @@ func sessionMinus(a, b []string) []string {
 }
 
 // schedule sets the deadline the sweeper acts on: an open challenge
-// expires ChallengeTTL after creation; an active game with a clock times
+// expires its Expiry (else ChallengeTTL) after creation; an active game with a clock times
 // out TurnTime after the last move, one without is abandoned IdleTTL after
 // it; a game that is over has none.
 func (s *Store) schedule(ss *Session, now time.Time) {
 	switch ss.Status {
 	case StatusOpen:
-		ss.Deadline = ss.Created.Add(s.opts.ChallengeTTL)
+		ttl := s.opts.ChallengeTTL
+		if ss.Expiry > 0 {
+			ttl = min(ss.Expiry, s.opts.IdleTTL)
+		}
+		ss.Deadline = ss.Created.Add(ttl)
 	case StatusActive:
 		if ss.TurnTime > 0 {
 			ss.Deadline = now.Add(ss.TurnTime)

@@ -37,7 +37,8 @@ const ratingMarkerTTL = 30 * 24 * time.Hour
 // KEYS[1] applied marker, KEYS[2] leaderboard, KEYS[3] stats of user A,
 // KEYS[4] stats of user B (human games; else unused), KEYS[5], KEYS[6]
 // guild indexes of A and B (global scope only).
-// ARGV[1] marker TTL in seconds, ARGV[2] "hh" (human vs human) or "ha"
+// ARGV[1] marker TTL in seconds, ARGV[2] "hh" (human vs human, rated),
+// "hn" (human vs human, not rated: results counted, ratings kept) or "ha"
 // (human A vs AI), ARGV[3] A's result "w", "l" or "d", ARGV[4] A, ARGV[5]
 // B, ARGV[6] AI level, ARGV[7] K, ARGV[8] start rating, ARGV[9] guild to
 // index ("" for none).
@@ -63,6 +64,13 @@ if ARGV[2] == 'ha' then
 end
 count(KEYS[3], res)
 count(KEYS[4], opp[res])
+if ARGV[2] == 'hn' then
+  if #KEYS >= 6 and ARGV[9] ~= '' then
+    redis.call('SADD', KEYS[5], ARGV[9])
+    redis.call('SADD', KEYS[6], ARGV[9])
+  end
+  return 1
+end
 local start = tonumber(ARGV[8])
 local ra = tonumber(redis.call('HGET', KEYS[3], 'rating') or start)
 local rb = tonumber(redis.call('HGET', KEYS[4], 'rating') or start)
@@ -115,6 +123,8 @@ func (s *Store) RecordResult(ctx context.Context, g FinishedGame) (bool, error) 
 	flip := map[string]string{"w": "l", "l": "w", "d": "d"}
 	var mode, a, b, level, res string
 	switch {
+	case g.X.User != "" && g.O.User != "" && g.X.User != g.O.User && g.Unrated:
+		mode, a, b, res = "hn", g.X.User, g.O.User, xs
 	case g.X.User != "" && g.O.User != "" && g.X.User != g.O.User:
 		mode, a, b, res = "hh", g.X.User, g.O.User, xs
 	case g.X.User != "" && g.O.User == "" && g.O.AI != "":

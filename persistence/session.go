@@ -200,6 +200,9 @@ type Session struct {
 	End Ending
 	// TurnTime is the time each player has per move; 0 means no clock.
 	TurnTime time.Duration
+	// Expiry is how long the game waits as an open challenge; 0 means the
+	// Store's ChallengeTTL. It is capped at the Store's IdleTTL.
+	Expiry time.Duration
 	// Assisted says, per side ([0] X, [1] O), whether its player took a
 	// hint during the game (see Store.MarkAssisted): their moves are not
 	// all their own, so the history shows it and the corpus keeps those
@@ -314,6 +317,7 @@ type sessionRecord struct {
 	Result     uint8          `json:"res,omitempty"`
 	End        uint8          `json:"e,omitempty"`
 	TurnTime   int64          `json:"tt,omitempty"` // milliseconds
+	Expiry     int64          `json:"ce,omitempty"` // milliseconds
 	Deadline   int64          `json:"dl,omitempty"` // Unix milliseconds
 	Assisted   uint8          `json:"as,omitempty"` // bit 0 X, bit 1 O
 	Puzzle     string         `json:"pz,omitempty"`
@@ -335,7 +339,7 @@ func (s *Session) encode() ([]byte, error) {
 	r := sessionRecord{
 		Rules: s.Rules, Challenger: uint8(s.Challenger), Start: s.Start, Guild: s.Guild, Message: s.Message,
 		Created: s.Created.UnixMilli(), Updated: s.Updated.UnixMilli(),
-		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(),
+		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(), Expiry: s.Expiry.Milliseconds(),
 		Assisted: assistedBits(s.Assisted), Puzzle: s.Puzzle,
 	}
 	if !s.Deadline.IsZero() {
@@ -403,7 +407,7 @@ func decodeSessionPosition(id GameID, version, status string, data []byte, parse
 		ID: id, Rules: r.Rules, Challenger: game.Mark(r.Challenger), Start: r.Start, Guild: r.Guild, Message: r.Message,
 		Created: time.UnixMilli(r.Created).UTC(), Updated: time.UnixMilli(r.Updated).UTC(),
 		Status: Status(st), Result: game.Result(r.Result), End: Ending(r.End),
-		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, Version: v,
+		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, Expiry: time.Duration(r.Expiry) * time.Millisecond, Version: v,
 		Assisted: [2]bool{r.Assisted&1 != 0, r.Assisted&2 != 0}, Puzzle: r.Puzzle,
 	}
 	if r.Deadline != 0 {

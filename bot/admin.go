@@ -30,7 +30,7 @@ const maxChannelScan = 10000
 // may use it: Discord's default permission on the command is only a
 // default that a server can change.
 func (b *Bot) admin(ctx context.Context, c *call, r Request) error {
-	if !b.moderator(c.i) {
+	if !b.moderator(ctx, c) {
 		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, c.i.GuildID)}
 	}
 	switch r := r.(type) {
@@ -40,22 +40,36 @@ func (b *Bot) admin(ctx context.Context, c *call, r Request) error {
 		return b.model(ctx, c, r)
 	case RetrainRequest:
 		return b.retrainCommand(ctx, c, r)
+	case SettingsRequest:
+		return b.showSettings(ctx, c)
+	case SetRequest:
+		return b.setSetting(ctx, c, r)
+	case LogRequest:
+		return b.auditLog(ctx, c)
+	case ForgetServerRequest:
+		return b.forgetServer(ctx, c)
 	}
 	return userErr(KeyUnavailable)
 }
 
 // moderator reports whether the member behind i may use /ttt-admin: with
 // Manage Server or Administrator in the channel, or one of the roles of
-// Options.AdminRoles. Outside a server nobody may.
-func (b *Bot) moderator(i *discordgo.Interaction) bool {
+// the server's moderator roles (the admin-roles setting, by default
+// Options.AdminRoles). Outside a server nobody may.
+func (b *Bot) moderator(ctx context.Context, c *call) bool {
+	i := c.i
 	if i.GuildID == "" || i.Member == nil {
 		return false
 	}
 	if i.Member.Permissions&(discordgo.PermissionManageGuild|discordgo.PermissionAdministrator) != 0 {
 		return true
 	}
+	st, err := b.settings(ctx, c, i.GuildID)
+	if err != nil {
+		c.warnings = append(c.warnings, err) // the defaults apply
+	}
 	for _, r := range i.Member.Roles {
-		if slices.Contains(b.lc.adminRoles, r) {
+		if slices.Contains(st.AdminRoles, r) {
 			return true
 		}
 	}
@@ -93,6 +107,7 @@ func (b *Bot) endGames(ctx context.Context, c *call) error {
 	if ended == 0 {
 		return &UserError{Key: KeyNoGame, Err: fmt.Errorf("bot: no live game in channel %s", c.i.ChannelID)}
 	}
+	b.audit(ctx, c, "end-game", "<#"+c.i.ChannelID+"> "+strconv.Itoa(ended))
 	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyEnded, "count", strconv.Itoa(ended)))
 }
 
@@ -119,6 +134,10 @@ func (b *Bot) rematch(ctx context.Context, c *call, id CustomID) error {
 	if side == game.Empty {
 		return userErr(KeyNotYourGame)
 	}
+	st, err := b.mayPlay(ctx, c)
+	if err != nil {
+		return err
+	}
 	swapped := [2]persistence.Seat{s.Players[1], s.Players[0]}
 	other := s.Seat(side.Other())
 	if other.IsAI() {
@@ -126,7 +145,7 @@ func (b *Bot) rematch(ctx context.Context, c *call, id CustomID) error {
 		ai.Seed = b.seed()
 		swapped[seatIndex(side)] = persistence.Seat{AI: ai}
 		ng, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-			Rules: s.Rules, Players: swapped, Start: s.Start, Guild: c.i.GuildID, TurnTime: b.lc.turnTime,
+			Rules: s.Rules, Players: swapped, Start: s.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime,
 		})
 		if err != nil {
 			return err

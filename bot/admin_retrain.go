@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -115,6 +116,7 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	b.audit(ctx, c, "retrain", r.Rules.String())
 	if err := b.respond(ctx, c, respMessage, b.render.RetrainStarted(c.loc, r.Rules, c.user)); err != nil {
 		return err
 	}
@@ -323,6 +325,7 @@ func (b *Bot) model(ctx context.Context, c *call, r ModelRequest) error {
 		if err != nil {
 			return err
 		}
+		b.audit(ctx, c, "rollback", key+" v"+strconv.FormatInt(m.Version, 10))
 		return b.respond(ctx, c, respMessage, b.render.ModelRolledBack(c.loc, r.Rules, c.user, m))
 	}
 	metas, cur, err := b.store.ModelVersions(ctx, key)

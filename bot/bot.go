@@ -97,6 +97,20 @@ type Options struct {
 	// ProgressEvery is the least time between two edits of a retrain's
 	// message with its progress; default DefaultProgressEvery.
 	ProgressEvery time.Duration
+	// ChallengeCooldown is the least time between two challenges by one
+	// user in one server; default DefaultChallengeCooldown, negative for
+	// none.
+	ChallengeCooldown time.Duration
+	// MaxOpenChallenges is how many unanswered challenges one user may
+	// have open in one server at once; default DefaultMaxOpenChallenges,
+	// negative for no limit.
+	MaxOpenChallenges int
+	// RateBurst and RatePerSecond limit each user's commands and clicks,
+	// across servers and replicas: a bucket of RateBurst actions refilled
+	// at RatePerSecond a second; defaults DefaultRateBurst and
+	// DefaultRatePerSecond, either negative for no limit.
+	RateBurst     int
+	RatePerSecond float64
 }
 
 // ErrConfig reports a Bot built without a required dependency.
@@ -128,6 +142,10 @@ type Bot struct {
 	reviewers sync.Pool
 	// reviewSlots bounds the reviews computed at once: one per core.
 	reviewSlots chan struct{}
+	// abuse are the challenge and rate limits (see abuse.go).
+	abuse abuseLimits
+	// settingsCache keeps servers' settings briefly (see settings).
+	settingsCache settingsCache
 
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
@@ -160,7 +178,7 @@ func New(d Deps, o Options) (*Bot, error) {
 		cat: d.Catalog, signer: d.Signer, render: NewRenderer(d.Catalog, d.Signer),
 		log: d.Logger, appID: d.AppID, now: o.Now, rng: o.Rand,
 		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout, metrics: o.Metrics,
-		lc: newLifecycle(o), models: d.Models, retrain: d.Retrain,
+		lc: newLifecycle(o), models: d.Models, retrain: d.Retrain, abuse: newAbuseLimits(o),
 	}
 	// Reviews are deterministic: every Reviewer has the default options,
 	// as bot review uses.
@@ -274,7 +292,9 @@ func (b *Bot) fail(ctx context.Context, c *call, log *slog.Logger, err error) {
 	}
 }
 
-// handle routes an interaction after checking it was not handled before.
+// handle routes an interaction after checking it was not handled before
+// (a redelivery takes nothing from the rate limit) and that the user is
+// within the rate limit.
 func (b *Bot) handle(ctx context.Context, c *call) error {
 	if c.user == "" {
 		return fmt.Errorf("bot: interaction %s has no user", c.i.ID)
@@ -286,6 +306,9 @@ func (b *Bot) handle(ctx context.Context, c *call) error {
 	if !first {
 		c.duplicate = true
 		return nil
+	}
+	if err := b.throttle(ctx, c); err != nil {
+		return err
 	}
 	switch c.i.Type {
 	case discordgo.InteractionApplicationCommand:

@@ -30,6 +30,14 @@ const (
 	SubReview      = "review"
 	SubHint        = "hint"
 	SubPuzzle      = "puzzle"
+	SubPrivacy     = "privacy"
+	SubForgetMe    = "forget-me"
+	SubBlock       = "block"
+	SubUnblock     = "unblock"
+	SubSettings    = "settings"
+	SubSet         = "set"
+	SubLog         = "log"
+	SubForgetGuild = "forget-server"
 )
 
 // Option names and bounds.
@@ -53,6 +61,8 @@ const (
 	optRollback   = "rollback"
 	optGame       = "game"
 	optKind       = "kind"
+	optSetting    = "setting"
+	optValue      = "value"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -70,6 +80,9 @@ const (
 	// maxGameIDLen bounds the game option: a game ID is a channel ID, a
 	// dot and a random suffix (about 34 characters).
 	maxGameIDLen = 80
+	// maxSettingValueLen bounds the value option of /ttt-admin set: a
+	// list of channel or role mentions.
+	maxSettingValueLen = 1000
 )
 
 // AdminPermissions is the default member permission of /ttt-admin: Manage
@@ -128,6 +141,13 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 		b.choice("choice.kind.rating", string(BoardRating)),
 		b.choice("choice.kind.puzzles", string(BoardPuzzles)),
 	}
+	setting := b.option(discordgo.ApplicationCommandOptionString, optSetting, true)
+	for _, name := range SettingNames() {
+		setting.Choices = append(setting.Choices, b.choice("setting."+name, name))
+	}
+	value := b.option(discordgo.ApplicationCommandOptionString, optValue, true)
+	valueMax := maxSettingValueLen
+	value.MaxLength = valueMax
 	gameOpt := func() *discordgo.ApplicationCommandOption {
 		o := b.option(discordgo.ApplicationCommandOptionString, optGame, true)
 		lo := 3
@@ -170,6 +190,10 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 			b.sub(SubReview, gameOpt()),
 			b.sub(SubHint),
 			b.sub(SubPuzzle, board()),
+			b.sub(SubBlock, b.option(discordgo.ApplicationCommandOptionUser, optUser, true)),
+			b.sub(SubUnblock, b.option(discordgo.ApplicationCommandOptionUser, optUser, true)),
+			b.sub(SubPrivacy),
+			b.sub(SubForgetMe),
 			b.sub(SubHelp),
 		},
 	}
@@ -185,6 +209,10 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 			b.sub(SubRetrain, board()),
 			b.sub(SubModel, board(), b.option(discordgo.ApplicationCommandOptionBoolean, optRollback, false)),
 			b.sub(SubEndGame),
+			b.sub(SubSettings),
+			b.sub(SubSet, setting, value),
+			b.sub(SubLog),
+			b.sub(SubForgetGuild),
 		},
 	}
 	return []*discordgo.ApplicationCommand{ttt, admin}

@@ -147,6 +147,40 @@ type ReviewRequest struct {
 // the computer in this channel.
 type HintRequest struct{}
 
+// PrivacyRequest is /ttt privacy: what the bot keeps, and for how long.
+type PrivacyRequest struct{}
+
+// ForgetMeRequest is /ttt forget-me: delete the user's data, after a
+// confirmation.
+type ForgetMeRequest struct{}
+
+// BlockRequest is /ttt block and /ttt unblock: refuse, or again accept,
+// every challenge from one user.
+type BlockRequest struct {
+	// User is the user to block or unblock.
+	User string
+	// Unblock is set for /ttt unblock.
+	Unblock bool
+}
+
+// SettingsRequest is /ttt-admin settings: the server's settings.
+type SettingsRequest struct{}
+
+// SetRequest is /ttt-admin set: change one setting of the server.
+type SetRequest struct {
+	// Setting is the setting's name (one of SettingNames).
+	Setting string
+	// Value is the new value as typed; the setting parses it.
+	Value string
+}
+
+// LogRequest is /ttt-admin log: the last changes and moderator actions.
+type LogRequest struct{}
+
+// ForgetServerRequest is /ttt-admin forget-server: delete the server's
+// data, after a confirmation.
+type ForgetServerRequest struct{}
+
 // PuzzleRequest is /ttt puzzle.
 type PuzzleRequest struct {
 	// Rules is the board of the day's puzzle (default 3x3).
@@ -174,21 +208,28 @@ type ModelRequest struct {
 // EndGameRequest is /ttt-admin end-game.
 type EndGameRequest struct{}
 
-func (ChallengeRequest) request()   {}
-func (VsAIRequest) request()        {}
-func (AIDuelRequest) request()      {}
-func (ResignRequest) request()      {}
-func (StatsRequest) request()       {}
-func (LeaderboardRequest) request() {}
-func (HelpRequest) request()        {}
-func (RetrainRequest) request()     {}
-func (ModelRequest) request()       {}
-func (EndGameRequest) request()     {}
-func (HistoryRequest) request()     {}
-func (ReplayRequest) request()      {}
-func (ReviewRequest) request()      {}
-func (HintRequest) request()        {}
-func (PuzzleRequest) request()      {}
+func (ChallengeRequest) request()    {}
+func (VsAIRequest) request()         {}
+func (AIDuelRequest) request()       {}
+func (ResignRequest) request()       {}
+func (StatsRequest) request()        {}
+func (LeaderboardRequest) request()  {}
+func (HelpRequest) request()         {}
+func (RetrainRequest) request()      {}
+func (ModelRequest) request()        {}
+func (EndGameRequest) request()      {}
+func (HistoryRequest) request()      {}
+func (ReplayRequest) request()       {}
+func (ReviewRequest) request()       {}
+func (HintRequest) request()         {}
+func (PuzzleRequest) request()       {}
+func (PrivacyRequest) request()      {}
+func (ForgetMeRequest) request()     {}
+func (BlockRequest) request()        {}
+func (SettingsRequest) request()     {}
+func (SetRequest) request()          {}
+func (LogRequest) request()          {}
+func (ForgetServerRequest) request() {}
 
 // ParseContext is what ParseCommand needs besides the option data.
 type ParseContext struct {
@@ -196,6 +237,17 @@ type ParseContext struct {
 	User string
 	// Levels are the AI level names accepted (as given to Commands).
 	Levels []string
+	// Board is the board of a game whose command names none: the
+	// server's default board; the zero Rules means 3x3.
+	Board game.Rules
+}
+
+// board is the default board of pc.
+func (pc ParseContext) board() game.Rules {
+	if !pc.Board.Valid() {
+		return game.Classic()
+	}
+	return pc.Board
 }
 
 // ParseCommand turns the data of a slash-command interaction into a typed
@@ -264,11 +316,43 @@ func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseCon
 		req = HintRequest{}
 	case CommandName + " " + SubPuzzle:
 		var r game.Rules
-		if r, err = o.preset(); err == nil {
+		if r, err = o.preset(pc.board()); err == nil {
 			req = PuzzleRequest{Rules: r}
 		}
 	case CommandName + " " + SubHelp:
 		req = HelpRequest{}
+	case CommandName + " " + SubPrivacy:
+		req = PrivacyRequest{}
+	case CommandName + " " + SubForgetMe:
+		req = ForgetMeRequest{}
+	case CommandName + " " + SubBlock, CommandName + " " + SubUnblock:
+		r := BlockRequest{Unblock: sub.Name == SubUnblock}
+		var ok bool
+		if r.User, ok, err = o.user(optUser); err == nil && !ok {
+			err = optErr(optUser)
+		}
+		if err == nil && r.User == pc.User {
+			err = userErr("error.self_block")
+		}
+		req = r
+	case AdminCommandName + " " + SubSettings:
+		req = SettingsRequest{}
+	case AdminCommandName + " " + SubSet:
+		var r SetRequest
+		var ok bool
+		if r.Setting, ok, err = o.choice(optSetting, SettingNames()...); err == nil && !ok {
+			err = optErr(optSetting)
+		}
+		if err == nil {
+			if r.Value, ok, err = o.str(optValue); err == nil && !ok {
+				err = optErr(optValue)
+			}
+		}
+		req = r
+	case AdminCommandName + " " + SubLog:
+		req = LogRequest{}
+	case AdminCommandName + " " + SubForgetGuild:
+		req = ForgetServerRequest{}
 	case AdminCommandName + " " + SubRetrain:
 		var r game.Rules
 		if r, err = o.rules(); err == nil {
@@ -313,7 +397,7 @@ func parseChallenge(o *options, res *discordgo.ApplicationCommandInteractionData
 	if r.First, err = o.first("opponent"); err != nil {
 		return nil, err
 	}
-	if r.Rules, err = o.rules(); err != nil {
+	if r.Rules, err = o.rulesOr(pc.board()); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -326,7 +410,7 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 		return nil, err
 	}
 	boardGiven := o.given(optBoard, optRows, optCols, optK)
-	if r.Rules, err = o.rules(); err != nil {
+	if r.Rules, err = o.rulesOr(pc.board()); err != nil {
 		return nil, err
 	}
 	if r.First, err = o.first("ai"); err != nil {
@@ -412,7 +496,7 @@ func parseAIDuel(o *options, pc ParseContext) (Request, error) {
 	if r.O.Level, err = o.level(optO, pc.Levels); err != nil {
 		return nil, err
 	}
-	if r.Rules, err = o.rules(); err != nil {
+	if r.Rules, err = o.rulesOr(pc.board()); err != nil {
 		return nil, err
 	}
 	var seed uint64
@@ -473,7 +557,7 @@ func parseHistory(o *options, pc ParseContext) (Request, error) {
 		r.User = u
 	}
 	if o.given(optBoard) {
-		rules, err := o.preset()
+		rules, err := o.preset(game.Classic())
 		if err != nil {
 			return nil, err
 		}
@@ -483,11 +567,11 @@ func parseHistory(o *options, pc ParseContext) (Request, error) {
 }
 
 // preset reads the board option, which only takes the preset boards
-// (default 3x3).
-func (o *options) preset() (game.Rules, error) {
+// (default def).
+func (o *options) preset(def game.Rules) (game.Rules, error) {
 	b, ok, err := o.str(optBoard)
 	if err != nil || !ok {
-		return game.Classic(), err
+		return def, err
 	}
 	rules, known := presetRules(b)
 	if !known {
@@ -649,7 +733,10 @@ func (o *options) seed() (uint64, bool, error) {
 
 // rules reads the board: a preset, or custom rows, cols and k, or 3x3 by
 // default. Boards must fit in buttons.
-func (o *options) rules() (game.Rules, error) {
+func (o *options) rules() (game.Rules, error) { return o.rulesOr(game.Classic()) }
+
+// rulesOr is rules with def as the board when none is given.
+func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 	board, hasBoard, err := o.str(optBoard)
 	if err != nil {
 		return game.Rules{}, err
@@ -673,7 +760,7 @@ func (o *options) rules() (game.Rules, error) {
 		}
 		return r, nil
 	case !custom:
-		return game.Classic(), nil
+		return def, nil
 	}
 	rows, cols := dims[0], dims[1]
 	switch {

@@ -411,8 +411,8 @@ func ExampleCommands() {
 		fmt.Println(c.Name, subs)
 	}
 	// Output:
-	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος help/βοήθεια]
-	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας]
+	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια]
+	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας settings/ρυθμίσεις set/ορισμός log/αρχείο forget-server/ξέχασε-διακομιστή]
 }
 
 func TestCommandSizes(t *testing.T) {

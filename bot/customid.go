@@ -77,10 +77,21 @@ const (
 	// ActionHistory shows page Move of a history (see HistoryRef); only
 	// its Owner may turn the pages.
 	ActionHistory
+	// ActionForgetMe confirms /ttt forget-me; only its Owner (the user
+	// who asked) may press it. Game holds "<owner>.me".
+	ActionForgetMe
+	// ActionForgetServer confirms /ttt-admin forget-server; only its
+	// Owner (the moderator who asked) may press it. Game holds
+	// "<guild>.server".
+	ActionForgetServer
+	// ActionSetting changes a setting from the /ttt-admin settings
+	// message; only its Owner may press it. Game holds "<guild>.<setting>"
+	// and Move the index of the value chosen.
+	ActionSetting
 )
 
 // actionCodes are the one-letter codes of the actions in a custom ID.
-const actionCodes = "?mrnadcjpvfbxlh"
+const actionCodes = "?mrnadcjpvfbxlhyzs"
 
 // String returns the action's name ("move", "resign", ...).
 func (a Action) String() string {
@@ -113,16 +124,23 @@ func (a Action) String() string {
 		return "last"
 	case ActionHistory:
 		return "history"
+	case ActionForgetMe:
+		return "forget-me"
+	case ActionForgetServer:
+		return "forget-server"
+	case ActionSetting:
+		return "setting"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
 
 // valid reports whether a is one of the defined actions.
-func (a Action) valid() bool { return a >= ActionMove && a <= ActionHistory }
+func (a Action) valid() bool { return a >= ActionMove && a <= ActionSetting }
 
-// owned reports whether a's buttons carry an Owner: those of a replay and
-// of a history, which only the user who opened them may use.
-func (a Action) owned() bool { return a >= ActionFirst && a <= ActionHistory }
+// owned reports whether a's buttons carry an Owner: those of a replay, a
+// history, a confirmation and the settings, which only the user who
+// opened them may use.
+func (a Action) owned() bool { return a >= ActionFirst && a <= ActionSetting }
 
 // CustomID is what a button's custom ID carries: the action, the game, the
 // number of moves the board showed when it was rendered (so a click on an

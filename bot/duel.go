@@ -25,6 +25,13 @@ type duelJob struct {
 // duel starts an AI duel: the board is posted, and the RunSweeper loop
 // plays one move per Options.DuelStep by editing it.
 func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
+	st, err := b.mayPlay(ctx, c)
+	if err != nil {
+		return err
+	}
+	if !st.Duels {
+		return userErr(KeyDuelsOff)
+	}
 	x, o := r.X, r.O
 	for _, level := range []string{x.Level, o.Level} {
 		if err := b.checkNetwork(c.loc, level, r.Rules); err != nil {

@@ -40,7 +40,8 @@ func TestE2EHistory(t *testing.T) {
 			for i, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
 					t.Parallel()
-					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(31, uint64(i)))})
+					// The scenarios click at machine speed: no rate limit.
+					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(31, uint64(i))), RateBurst: -1})
 					sc.run(t, b)
 					b.noFailures()
 				})

@@ -119,7 +119,7 @@ func newRetrainE2E(t *testing.T, ctx context.Context, rsrv *persistence.Server, 
 		Discord: dc, Store: p.store, Levels: p.levels, Catalog: cat, Signer: signer,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AppID:  srv.AppID(), Models: p.set, Retrain: retrain.New(p.store, cfg),
-	}, bot.Options{Rand: rand.New(rand.NewPCG(41, 42)), ProgressEvery: 20 * time.Millisecond})
+	}, bot.Options{Rand: rand.New(rand.NewPCG(41, 42)), ProgressEvery: 20 * time.Millisecond, RateBurst: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

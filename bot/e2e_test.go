@@ -521,7 +521,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 // challenges.
 func TestE2EChallenge(t *testing.T) {
 	t.Parallel()
-	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(5, 6))})
+	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(5, 6)), ChallengeCooldown: -1})
 	const carol = "300"
 	opponent := func(u string) fakediscord.Option {
 		return fakediscord.Option{Name: "opponent", Type: discordgo.ApplicationCommandOptionUser, Value: u}

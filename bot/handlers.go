@@ -25,7 +25,11 @@ const (
 // command handles a slash command.
 func (b *Bot) command(ctx context.Context, c *call) error {
 	data := c.i.ApplicationCommandData()
-	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames})
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return err
+	}
+	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board})
 	if err != nil {
 		return err
 	}
@@ -54,7 +58,13 @@ func (b *Bot) command(ctx context.Context, c *call) error {
 		return b.hint(ctx, c)
 	case PuzzleRequest:
 		return b.puzzle(ctx, c, r)
-	case EndGameRequest, ModelRequest, RetrainRequest:
+	case PrivacyRequest:
+		return b.privacy(ctx, c)
+	case ForgetMeRequest:
+		return b.forgetMe(ctx, c)
+	case BlockRequest:
+		return b.block(ctx, c, r)
+	case EndGameRequest, ModelRequest, RetrainRequest, SettingsRequest, SetRequest, LogRequest, ForgetServerRequest:
 		return b.admin(ctx, c, r)
 	}
 	return userErr(KeyUnavailable)
@@ -67,8 +77,14 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 		return err
 	}
 	switch id.Action {
+	case ActionSetting:
+		return b.clickSetting(ctx, c, id)
 	case ActionHistory:
 		return b.clickHistory(ctx, c, id)
+	case ActionForgetMe:
+		return b.clickForgetMe(ctx, c, id)
+	case ActionForgetServer:
+		return b.clickForgetServer(ctx, c, id)
 	case ActionFirst, ActionBack, ActionNext, ActionLast:
 		return b.clickStep(ctx, c, id)
 	case ActionReplay:
@@ -98,6 +114,9 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 
 // challenge posts a challenge to a user, or to anyone.
 func (b *Bot) challenge(ctx context.Context, c *call, r ChallengeRequest) error {
+	if _, err := b.mayPlay(ctx, c); err != nil {
+		return err
+	}
 	side := game.X
 	if r.First == FirstOther || r.First == FirstRandom && !b.coin() {
 		side = game.O
@@ -111,9 +130,13 @@ func (b *Bot) challenge(ctx context.Context, c *call, r ChallengeRequest) error 
 // postChallenge creates a challenge from the player on side and posts it
 // as a new message.
 func (b *Bot) postChallenge(ctx context.Context, c *call, rules game.Rules, players [2]persistence.Seat, side game.Mark) error {
-	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return err
+	}
+	s, err := b.createChallenge(ctx, c, persistence.Session{
 		Rules: rules.String(), Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
-		TurnTime: b.lc.turnTime,
+		TurnTime: st.TurnTime, Expiry: st.challengeExpiry(),
 	})
 	if err != nil {
 		return err
@@ -152,6 +175,14 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
 	case id.Action == ActionJoin && opponent != "":
 		return userErr(KeyInvalidButton) // a Join button on a direct challenge: not ours
 	}
+	if err := b.checkJoin(ctx, c, id.Action, challenger); err != nil {
+		return err
+	}
+	if id.Action == ActionAccept || id.Action == ActionJoin {
+		if _, err := b.mayPlay(ctx, c); err != nil {
+			return err
+		}
+	}
 	if id.Action == ActionCancel || id.Action == ActionDecline {
 		next, err := retry(func() (*persistence.Session, error) { return b.store.Decline(ctx, id.Game, 0, c.user) })
 		if err != nil {
@@ -183,6 +214,10 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 	if err := b.checkNetwork(c.loc, r.AI.Level, r.Rules); err != nil {
 		return err
 	}
+	st, err := b.mayPlay(ctx, c)
+	if err != nil {
+		return err
+	}
 	comp := r.AI
 	if !r.SeedSet {
 		comp.Seed = b.seed()
@@ -196,7 +231,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 	players[seatIndex(userSide)] = persistence.Seat{User: c.user}
 	players[seatIndex(userSide.Other())] = persistence.Seat{AI: comp}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: r.Rules.String(), Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: b.lc.turnTime,
+		Rules: r.Rules.String(), Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime,
 	})
 	if err != nil {
 		return err

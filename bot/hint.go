@@ -39,7 +39,13 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 		return err
 	}
 	side := s.SideOf(c.user)
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return err
+	}
 	switch {
+	case !st.Hints:
+		return userErr(KeyHintsOff)
 	case side == game.Empty || !s.Seat(side.Other()).IsAI():
 		return userErr(KeyHintRated)
 	case s.Puzzle != "":

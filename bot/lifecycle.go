@@ -169,7 +169,11 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 		return nil, b.finishPuzzle(ctx, s)
 	}
 	x, o := s.Players[0].User, s.Players[1].User
-	rated := x != "" && o != "" && x != o
+	st, err := b.settings(ctx, nil, s.Guild)
+	if err != nil {
+		return nil, err
+	}
+	rated := x != "" && o != "" && x != o && st.Rated
 	var before [2]float64
 	var errs []error
 	if rated {
@@ -179,7 +183,9 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 			errs = append(errs, err)
 		}
 	}
-	if err := b.store.RecordGame(ctx, finishedGame(s)); err != nil {
+	fg := finishedGame(s)
+	fg.Unrated = !st.Rated
+	if err := b.store.RecordGame(ctx, fg); err != nil {
 		// Still keep it for replays and reviews: its board offers them.
 		return nil, errors.Join(fmt.Errorf("bot: record game %s: %w", s.ID, err), b.archive(ctx, s, nil))
 	}

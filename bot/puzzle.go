@@ -42,6 +42,9 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
 	if _, err := b.levels.New(puzzleLevel, ai.Options{}); err != nil {
 		return &UserError{Key: KeyUnavailable, Err: err}
 	}
+	if _, err := b.mayPlay(ctx, c); err != nil {
+		return err
+	}
 	day := b.now().UTC().Format(dayFormat)
 	key := r.Rules.String()
 	deferred := false
@@ -74,6 +77,10 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
 // it, as the first response or, after a deferral, as its edit.
 func (b *Bot) startPuzzle(ctx context.Context, c *call, rules game.Rules, day, posText string, deferred bool) error {
 	key := rules.String()
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return err
+	}
 	start, err := game.ParsePosition(rules, posText)
 	if err != nil {
 		return fmt.Errorf("bot: stored puzzle of %s %s: %w", day, key, err)
@@ -83,7 +90,7 @@ func (b *Bot) startPuzzle(ctx context.Context, c *call, rules game.Rules, day, p
 	players[seatIndex(side)] = persistence.Seat{User: c.user}
 	players[seatIndex(side.Other())] = persistence.Seat{AI: persistence.AI{Level: puzzleLevel, Seed: seedOf(day + key)}}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: key, Players: players, Start: posText, Guild: c.i.GuildID, TurnTime: b.lc.turnTime, Puzzle: day,
+		Rules: key, Players: players, Start: posText, Guild: c.i.GuildID, TurnTime: st.TurnTime, Puzzle: day,
 	})
 	if err != nil {
 		return err

@@ -360,6 +360,8 @@ func (r *Renderer) seatName(loc discordgo.Locale, st persistence.Seat) string {
 	switch {
 	case st.IsAI():
 		return r.cat.Text(loc, "player.ai", "level", r.levelText(loc, st.AI.Level))
+	case st.User == persistence.ForgottenUser:
+		return r.cat.Text(loc, "player.forgotten")
 	case st.User != "":
 		return mention(st.User)
 	}

@@ -26,6 +26,11 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 	}
 	var duels sync.WaitGroup
 	defer duels.Wait()
+	duels.Add(1)
+	go func() {
+		defer duels.Done()
+		b.watchSettings(ctx)
+	}()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	start := func(job duelJob) {
@@ -101,4 +106,19 @@ func (b *Bot) afterDeadline(ctx context.Context, s *persistence.Session) {
 		return
 	}
 	log.Debug("bot: deadline applied")
+}
+
+// watchSettings runs WatchSettings until ctx is done, subscribing again
+// (after a pause, with every cached server dropped) when it fails.
+func (b *Bot) watchSettings(ctx context.Context) {
+	for pause := time.Second; ctx.Err() == nil; pause = min(2*pause, time.Minute) {
+		if err := b.WatchSettings(ctx); err != nil && ctx.Err() == nil {
+			b.log.Warn("bot: settings changes not watched; retrying", "err", err, "in", pause)
+		}
+		b.settingsCache.drop("")
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+	}
 }

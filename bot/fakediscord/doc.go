@@ -22,4 +22,10 @@
 // Files the bot uploads with a message or an edit (multipart bodies, as
 // discordgo sends File values) are recorded as Message.Attachments, with
 // their names, content types and bytes, and served at their CDN addresses.
+//
+// GET /applications/@me answers the token's application (its ID and its
+// public key as verify_key). For start-up failures a test can make the fake
+// unreachable (SetUnreachable: connections are dropped unanswered) or make
+// the gateway refuse IDENTIFY with a close code (FailIdentify, e.g. 4004
+// for a rejected token); a wrong token already gets 401 from REST.
 package fakediscord

@@ -243,6 +243,9 @@ func (s *Server) identifyLocked(c *gwConn, d json.RawMessage) {
 	case !s.tokenOK(id.Token):
 		c.send(gwFrame{closeCode: closeAuthFailed, data: []byte("Authentication failed.")})
 		return
+	case s.identifyClose != 0:
+		c.send(gwFrame{closeCode: s.identifyClose, data: []byte(closeReasons[s.identifyClose])})
+		return
 	case id.Shard != nil && (id.Shard[1] < 1 || id.Shard[0] < 0 || id.Shard[0] >= id.Shard[1]):
 		c.send(gwFrame{closeCode: closeInvalidShard, data: []byte("Invalid shard.")})
 		return
@@ -384,6 +387,25 @@ func (s *Server) RequestReconnect() {
 	for c := range s.conns {
 		c.send(gwFrame{data: mustJSON(map[string]any{"op": opReconnect, "d": nil})})
 	}
+}
+
+// closeReasons are the texts Discord sends with its gateway close codes.
+var closeReasons = map[int]string{
+	4000: "Unknown error.", closeUnknownOpcode: "Unknown opcode.", closeDecodeError: "Error while decoding payload.",
+	closeNotAuthenticated: "Not authenticated.", closeAuthFailed: "Authentication failed.",
+	closeAlreadyAuthed: "Already authenticated.", 4008: "Rate limited.", closeInvalidShard: "Invalid shard.",
+	4011: "Sharding required.", 4012: "Invalid API version.", 4013: "Invalid intent(s).", 4014: "Disallowed intent(s).",
+}
+
+// FailIdentify makes the fake answer every IDENTIFY from now on by closing
+// the connection with code, without READY: 4004 (authentication failed) as
+// for a bot token that was reset in the developer portal while the REST
+// side still accepted it, 4014 for a privileged intent the portal has not
+// enabled, and so on. 0 restores normal answers. RESUME is not affected.
+func (s *Server) FailIdentify(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.identifyClose = code
 }
 
 // InvalidateSessions forgets every gateway session, so that the next RESUME

@@ -77,9 +77,10 @@ type Actor struct {
 	Guild       string
 	Channel     string // default: the message's channel, else DefaultChannelID
 	User        User
-	Permissions int64  // member permissions in the guild; 0 means DefaultPermissions
-	Locale      string // the user's client locale; default en-US
-	GuildLocale string // default en-US
+	Permissions int64    // member permissions in the guild; 0 means DefaultPermissions
+	Roles       []string // the member's role IDs in the guild
+	Locale      string   // the user's client locale; default en-US
+	GuildLocale string   // default en-US
 }
 
 // ClickSpec describes a click on a message component (button or select).
@@ -433,7 +434,11 @@ func (s *Server) basePayloadLocked(ix *interaction, a Actor, u User) map[string]
 		p["guild_id"] = a.Guild
 		p["guild_locale"] = guildLocale
 		p["channel"] = map[string]any{"id": a.Channel, "type": discordgo.ChannelTypeGuildText, "guild_id": a.Guild}
-		p["member"] = map[string]any{"user": user, "roles": []any{}, "permissions": strconv.FormatInt(perms, 10),
+		roles := []any{}
+		for _, r := range a.Roles {
+			roles = append(roles, r)
+		}
+		p["member"] = map[string]any{"user": user, "roles": roles, "permissions": strconv.FormatInt(perms, 10),
 			"joined_at": "2024-01-01T00:00:00+00:00", "deaf": false, "mute": false, "flags": 0, "nick": nil}
 		p["context"] = discordgo.InteractionContextGuild
 		p["authorizing_integration_owners"] = map[string]any{"0": a.Guild}

@@ -40,6 +40,7 @@ func (s *Server) mux() *http.ServeMux {
 		})
 	}
 	route("GET /users/@me", true, s.restMe)
+	route("GET /applications/@me", true, s.restApplication)
 	route("GET /gateway", false, s.restGateway)
 	route("GET /gateway/bot", true, s.restGatewayBot)
 	for _, base := range []string{"/applications/{app}/commands", "/applications/{app}/guilds/{guild}/commands"} {
@@ -77,6 +78,13 @@ func (w *statusRecorder) WriteHeader(code int) {
 // serveHTTP is the fake's single HTTP entry point: the gateway upgrade at
 // /ws, REST under /api.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	down := s.unreachable
+	s.mu.Unlock()
+	if down {
+		hangUp(w)
+		return
+	}
 	if strings.TrimSuffix(r.URL.Path, "/") == "/ws" {
 		s.serveGateway(w, r)
 		return
@@ -118,6 +126,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls[idx].Status = rec.status
 	s.mu.Unlock()
+}
+
+// hangUp closes the request's connection without writing a response (see
+// SetUnreachable).
+func hangUp(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close() // the point is to drop it
+			return
+		}
+	}
+	w.WriteHeader(http.StatusServiceUnavailable) // not hijackable (HTTP/2): the nearest thing
 }
 
 // writeJSON writes v as JSON with status; 204 writes no body.
@@ -185,6 +205,15 @@ func (s *Server) botUser() map[string]any {
 
 func (s *Server) restMe(*http.Request, []byte) (int, any, *apiError) {
 	return http.StatusOK, s.botUser(), nil
+}
+
+// restApplication answers GET /applications/@me: the application of the
+// bot token, with its ID, its bot user and the hex public key (verify_key)
+// that verifies its HTTP interactions.
+func (s *Server) restApplication(*http.Request, []byte) (int, any, *apiError) {
+	return http.StatusOK, map[string]any{"id": s.opts.AppID, "name": s.opts.BotName, "icon": nil, "description": "",
+		"bot_public": true, "bot_require_code_grant": false, "verify_key": s.PublicKeyHex(), "flags": 0,
+		"bot": s.botUser(), "summary": "", "team": nil}, nil
 }
 
 func (s *Server) restGateway(*http.Request, []byte) (int, any, *apiError) {

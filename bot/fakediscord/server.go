@@ -100,6 +100,8 @@ type Server struct {
 	lastConn        *gwConn
 	gw              GatewayState
 	interactionsURL string
+	unreachable     bool
+	identifyClose   int // non-zero: IDENTIFY is answered by this close code
 }
 
 // New starts a fake Discord on a loopback port. If tb is not nil the server
@@ -183,6 +185,17 @@ func (s *Server) SetInteractionsURL(url string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.interactionsURL = url
+}
+
+// SetUnreachable makes the fake unreachable (true) or reachable again
+// (false). While it is unreachable every new HTTP request, REST, gateway
+// or CDN, has its connection closed without an answer, as a network
+// outage, a DNS failure or a firewall looks to the client; connections
+// already upgraded to the gateway stay up (cut them with DropGateway).
+func (s *Server) SetUnreachable(down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unreachable = down
 }
 
 // Client returns an HTTP client whose transport sends requests for Discord's

@@ -52,26 +52,35 @@ progress finish (up to 10 s) and exits. Interactions arrive over the
 gateway (MODE=gateway) or as signed HTTP requests to the bot's own
 interactions endpoint (MODE=http; set the portal's Interactions Endpoint
 URL to it); any number of http processes may share one Redis behind a
-load balancer. Settings come from the environment (see .env.example):
+load balancer. At start-up it asks Discord for the application (its ID
+and public key), logs the link that invites the bot to a server, and,
+while Discord cannot be reached, retries with growing waits; a token
+Discord rejects stops it at once. Settings come from the environment (see
+.env.example); only DISCORD_TOKEN is required:
 
   DISCORD_TOKEN       the bot token (required)
-  DISCORD_APP_ID      the application ID (required)
+  DISCORD_APP_ID      the application ID; default: the one Discord gives
+                      for the token
   DEV_GUILD_ID        register the commands in this guild only (instant,
                       for development); empty registers them globally
   MODE                gateway (default) or http
   LISTEN_ADDR         http mode: the interactions endpoint's address
                       (default :8080); it answers on every path
   DISCORD_PUBLIC_KEY  http mode: the application's public key, 64 hex
-                      digits, which signs Discord's requests (required)
+                      digits, which signs Discord's requests; default: the
+                      one Discord gives for the token
   OPS_ADDR            address of /healthz, /readyz and Prometheus /metrics,
                       e.g. :9090; empty serves none
   REDIS_URL           the Redis to use: redis://, rediss://, host:port, or
                       comma-separated Cluster seeds; empty starts a private
                       redis-server with its data in ./.redis-data
-  CUSTOM_ID_KEY       secret that signs button custom IDs, 16+ bytes
-                      (required)
+  CUSTOM_ID_KEY       secret that signs button custom IDs, 16+ bytes;
+                      default: generated once and kept in Redis
+                      (ttt:secret:custom_id_key), shared by every process
   PSEUDONYM_KEY       secret that pseudonymises user IDs in the training
-                      corpus, 16+ bytes, never changed once set (required)
+                      corpus, 16+ bytes, never changed once set; default:
+                      generated once and kept in Redis
+                      (ttt:secret:pseudonym_key), shared by every process
   DISCORD_API_URL     replace Discord's API base URL (a local fake Discord
                       or a proxy); empty talks to discord.com
   LOG_LEVEL           debug, info (default), warn or error
@@ -92,6 +101,9 @@ load balancer. Settings come from the environment (see .env.example):
 
 // serveConfig is serve's configuration, read from the environment.
 type serveConfig struct {
+	// token is the only setting serve cannot do without. An empty appID
+	// or publicKey is asked of Discord, and empty keys come from Redis
+	// (resolveApplication, resolveSecrets).
 	token, appID, devGuild, redisURL string
 	customIDKey, pseudonymKey        []byte
 	logLevel                         slog.Level
@@ -125,12 +137,13 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 	if c.token == "" {
 		problems = append(problems, "DISCORD_TOKEN is not set")
 	}
-	if c.appID == "" {
-		problems = append(problems, "DISCORD_APP_ID is not set")
+	if c.appID != "" && !snowflake(c.appID) {
+		problems = append(problems, fmt.Sprintf("DISCORD_APP_ID %q is not an ID (General Information > Application ID), or leave it empty", c.appID))
 	}
 	for name, key := range map[string][]byte{"CUSTOM_ID_KEY": c.customIDKey, "PSEUDONYM_KEY": c.pseudonymKey} {
-		if len(key) < bot.MinKeyLen {
-			problems = append(problems, fmt.Sprintf("%s must be at least %d bytes (try: openssl rand -hex 32)", name, bot.MinKeyLen))
+		if len(key) > 0 && len(key) < bot.MinKeyLen {
+			problems = append(problems, fmt.Sprintf("%s must be at least %d bytes (try: openssl rand -hex 32), or empty to keep a generated one in Redis",
+				name, bot.MinKeyLen))
 		}
 	}
 	if raw := get("DISCORD_API_URL"); raw != "" {
@@ -157,11 +170,13 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		if c.listenAddr == "" {
 			c.listenAddr = defaultListenAddr
 		}
-		key, err := bot.ParsePublicKey(get("DISCORD_PUBLIC_KEY"))
-		if err != nil {
-			problems = append(problems, "DISCORD_PUBLIC_KEY must be the application's public key, 64 hex digits (General Information > Public Key)")
+		if raw := get("DISCORD_PUBLIC_KEY"); raw != "" {
+			key, err := bot.ParsePublicKey(raw)
+			if err != nil {
+				problems = append(problems, "DISCORD_PUBLIC_KEY must be the application's public key, 64 hex digits (General Information > Public Key), or empty to ask Discord")
+			}
+			c.publicKey = key
 		}
-		c.publicKey = key
 	default:
 		problems = append(problems, fmt.Sprintf("MODE %q is not gateway or http", c.mode))
 	}
@@ -217,6 +232,9 @@ type serveDeps struct {
 	newSession func(token string) (*discordgo.Session, error)
 	// listen opens the listeners; default net.Listen on TCP.
 	listen func(addr string) (net.Listener, error)
+	// backoff paces the start-up's attempts to reach Discord; default
+	// serveBackoff.
+	backoff backoff
 }
 
 // serve wires the bot: Redis, the Store, the metrics, the Discord session
@@ -228,7 +246,25 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	if d.listen == nil {
 		d.listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 	}
+	if d.backoff == (backoff{}) {
+		d.backoff = serveBackoff
+	}
 	log := slog.New(slog.NewTextHandler(d.logOut, &slog.HandlerOptions{Level: cfg.logLevel}))
+	// Discord first: a token it rejects stops serve before anything
+	// starts, and the application ID and public key may come from it.
+	ses, err := d.newSession(cfg.token)
+	if err != nil {
+		return fmt.Errorf("discord session: %w", err)
+	}
+	if cfg.apiURL != nil {
+		ses.Client = bot.RedirectClient(cfg.apiURL, 20*time.Second)
+		log.Info("serve: Discord API redirected", "url", cfg.apiURL.String())
+	}
+	if err := resolveApplication(ctx, &cfg, ses, log, d.backoff); err != nil {
+		return err
+	}
+	log.Info("serve: invite the bot to a server with this link", "url", inviteURL(cfg.appID))
+
 	reg := bot.NewRegistry()
 	metrics := bot.NewMetrics(reg)
 	rdb, closeRedis, err := persistence.Open(ctx, persistence.OpenOptions{URL: cfg.redisURL, Logger: log})
@@ -241,6 +277,12 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		}
 	}()
 	rdb.AddHook(redisErrors{metrics})
+	// The secrets not set in the environment are shared through Redis;
+	// the Store is built once the pseudonym key is known.
+	where, volatile := redisStorage(cfg.redisURL)
+	if err := resolveSecrets(ctx, persistence.New(rdb, persistence.Options{SessionCache: -1}), &cfg, log, where, volatile); err != nil {
+		return err
+	}
 	store := persistence.New(rdb, persistence.Options{PseudonymKey: cfg.pseudonymKey})
 	// The networks: the neural levels play the set, which the watcher
 	// fills (each board's registry version, else the shipped weights) and
@@ -271,14 +313,6 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	signer, err := bot.NewSigner(cfg.customIDKey)
 	if err != nil {
 		return err
-	}
-	ses, err := d.newSession(cfg.token)
-	if err != nil {
-		return fmt.Errorf("discord session: %w", err)
-	}
-	if cfg.apiURL != nil {
-		ses.Client = bot.RedirectClient(cfg.apiURL, 20*time.Second)
-		log.Info("serve: Discord API redirected", "url", cfg.apiURL.String())
 	}
 	var dc bot.Discord = ses
 	if cfg.mode == modeHTTP {
@@ -351,7 +385,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	if cfg.mode == modeHTTP {
 		return serveHTTP(ctx, cfg, b, health, metrics, log, d.listen)
 	}
-	return serveGateway(ctx, cfg, b, ses, health, log)
+	return serveGateway(ctx, cfg, b, ses, health, log, d.backoff)
 }
 
 // serveSweepEvery is how often the sweeper looks for passed deadlines and
@@ -410,7 +444,7 @@ func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Hea
 
 // serveGateway handles interactions from the gateway until ctx is
 // cancelled.
-func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *bot.Health, log *slog.Logger) error {
+func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *bot.Health, log *slog.Logger, bo backoff) error {
 	ses.Identify.Intents = discordgo.IntentsGuilds // interactions need no privileged intent
 	// A config not from loadServeConfig has shardCount 0: keep discordgo's
 	// 0 of 1 then.
@@ -438,8 +472,30 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 		defer inflight.Done()
 		b.HandleInteraction(work, i)
 	})
-	if err := ses.Open(); err != nil {
-		return fmt.Errorf("discord gateway: %w", err)
+	// When the bot leaves a server (is removed or the server is deleted),
+	// forget the server's data. Discord sends the same event, marked
+	// unavailable, during outages: those are not departures.
+	removeGuild := ses.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildDelete) {
+		if g.Guild == nil || g.Unavailable {
+			return
+		}
+		mu.Lock()
+		if closing {
+			mu.Unlock()
+			return
+		}
+		inflight.Add(1)
+		mu.Unlock()
+		defer inflight.Done()
+		if err := b.ForgetGuild(work, g.ID); err != nil {
+			log.Error("serve: forgetting a server the bot left", "guild", g.ID, "err", err)
+			return
+		}
+		log.Info("serve: forgot a server the bot left", "guild", g.ID)
+	})
+	defer removeGuild()
+	if err := openGateway(ctx, ses, log, bo); err != nil {
+		return err
 	}
 	// The commands belong to the application, not to a shard: one
 	// registration is enough, and N shards starting together would only

@@ -1,0 +1,273 @@
+package bot_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/fakediscord"
+)
+
+// moderatorPerms are a moderator's permissions: Manage Server.
+const moderatorPerms = discordgo.PermissionManageGuild | discordgo.PermissionViewChannel | discordgo.PermissionSendMessages
+
+// set runs /ttt-admin set as a moderator and checks the private answer.
+func set(b *scenarioBed, setting, value string) fakediscord.Response {
+	b.t.Helper()
+	r, _ := b.admin(alice, moderatorPerms, bot.SubSet, fakediscord.Option{Name: "setting", Value: setting}, fakediscord.Option{Name: "value", Value: value})
+	if !r.Message.Ephemeral {
+		b.t.Fatalf("/ttt-admin set answered publicly: %q", r.Message.Content)
+	}
+	return r
+}
+
+// TestE2ESettings runs each per-server setting over both transports: the
+// refusal it causes, in words that say which rule and where to play, and
+// the settings message, its buttons and the audit log.
+func TestE2ESettings(t *testing.T) {
+	t.Parallel()
+	scenarios := []struct {
+		name string
+		run  func(t *testing.T, b *scenarioBed)
+	}{
+		{"channels", func(t *testing.T, b *scenarioBed) {
+			r := set(b, bot.SettingChannels, "<#70> <#71>")
+			if !strings.Contains(r.Message.Content, "<#70> <#71>") {
+				t.Fatalf("set answered %q", r.Message.Content)
+			}
+			for _, sub := range []string{bot.SubChallenge, bot.SubPuzzle} {
+				r, _ = b.command(bob, sub)
+				if !r.Message.Ephemeral || r.Message.Content != "Games can be started in <#70> and <#71>." {
+					t.Fatalf("/ttt %s in another channel answered %q", sub, r.Message.Content)
+				}
+			}
+			r, _ = b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
+			if r.Message.Content != "Games can be started in <#70> and <#71>." {
+				t.Fatalf("/ttt vs-ai answered %q", r.Message.Content)
+			}
+			// Back to every channel.
+			set(b, bot.SettingChannels, "all")
+			startChallenge(b.e2e)
+		}},
+		{"role", func(t *testing.T, b *scenarioBed) {
+			set(b, bot.SettingRole, "<@&555>")
+			r, _ := b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
+			if r.Message.Content != "You need the <@&555> role to play here." {
+				t.Fatalf("without the role: %q", r.Message.Content)
+			}
+			a := actor(bob)
+			a.Roles = []string{"555"}
+			d, err := b.srv.Command(b.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.CommandName,
+				Options: []fakediscord.Option{{Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
+					Options: []fakediscord.Option{{Name: "level", Value: "easy"}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := b.wait(d); r.Message.Ephemeral || len(r.Message.Buttons()) < 9 {
+				t.Fatalf("with the role: %q", r.Message.Content)
+			}
+		}},
+		{"turn time", func(t *testing.T, b *scenarioBed) {
+			set(b, bot.SettingTurnTime, "45s")
+			_, cur := startChallenge(b.e2e)
+			if s := b.game(cur); s.TurnTime != 45*time.Second {
+				t.Fatalf("a new game has %s per move, want 45s", s.TurnTime)
+			}
+			r := set(b, bot.SettingTurnTime, "5s")
+			b.wantReply(r, "error.bad_setting.turn-time")
+			set(b, bot.SettingChallengeExpiry, "2m")
+			r, _ = b.command(carol, bot.SubChallenge) // alice and bob are playing
+			if s := b.trackedChallenge(r.Message, bot.ActionJoin); s.Deadline.Sub(s.Created) != 2*time.Minute {
+				t.Fatalf("a challenge waits %s, want 2m", s.Deadline.Sub(s.Created))
+			}
+		}},
+		{"default board", func(t *testing.T, b *scenarioBed) {
+			set(b, bot.SettingDefaultBoard, "4x4k3")
+			r, _ := b.command(alice, bot.SubChallenge, opponentOpt(bob))
+			if s := b.trackedChallenge(r.Message, bot.ActionAccept); s.Rules != "4x4k3" {
+				t.Fatalf("a challenge without a board is on %s, want 4x4k3", s.Rules)
+			}
+			r, _ = b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "board", Value: "3x3k3"})
+			if s := b.game(r.Message); s.Rules != "3x3k3" {
+				t.Fatalf("a game naming its board is on %s, want 3x3k3", s.Rules)
+			}
+		}},
+		{"challenge cooldown", func(t *testing.T, b *scenarioBed) {
+			challengeAndCancel := func() fakediscord.Response {
+				t.Helper()
+				r, _ := b.command(carol, bot.SubChallenge)
+				if r.Message.Ephemeral {
+					return r
+				}
+				b.trackedChallenge(r.Message, bot.ActionCancel)
+				_, cancel := b.button(r.Message, bot.ActionCancel)
+				b.click(carol, r.Message.ID, cancel.CustomID)
+				return r
+			}
+			set(b, bot.SettingChallengeCooldown, "off")
+			for range 2 {
+				if r := challengeAndCancel(); r.Message.Ephemeral {
+					t.Fatalf("with no cooldown a challenge was refused: %q", r.Message.Content)
+				}
+			}
+			set(b, bot.SettingChallengeCooldown, "10m")
+			challengeAndCancel()
+			if r := challengeAndCancel(); !r.Message.Ephemeral || !strings.HasPrefix(r.Message.Content, "You can challenge again <t:") {
+				t.Fatalf("within the server's cooldown: %q", r.Message.Content)
+			}
+		}},
+		{"unrated", func(t *testing.T, b *scenarioBed) {
+			set(b, bot.SettingRated, "off")
+			msg, cur := startChallenge(b.e2e)
+			cur = playScript(b.e2e, msg, cur, []move{{alice, 0, 0}, {bob, 1, 0}, {alice, 0, 1}, {bob, 1, 1}, {alice, 0, 2}})
+			if strings.Contains(cur.Content, "rating") {
+				t.Fatalf("an unrated game shows rating changes:\n%s", cur.Content)
+			}
+			st, err := b.store.Stats(b.ctx, e2eGuild, alice)
+			if err != nil || st.Wins != 1 || st.Rated != 0 {
+				t.Fatalf("alice's stats %+v %v, want one win and no rated game", st, err)
+			}
+		}},
+		{"hints and duels", func(t *testing.T, b *scenarioBed) {
+			set(b, bot.SettingHints, "off")
+			set(b, bot.SettingDuels, "off")
+			r, _ := b.command(bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+			b.wantReply(r, bot.KeyDuelsOff)
+			r, _ = b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			b.tracked(r.Message)
+			r, _ = b.command(alice, bot.SubHint)
+			b.wantReply(r, bot.KeyHintsOff)
+			// The settings message switches them back on, for its owner only.
+			r, _ = b.admin(alice, moderatorPerms, bot.SubSettings)
+			if !r.Message.Ephemeral || len(r.Message.Embeds) != 1 || !strings.Contains(settingField(r.Message, "hints"), "off") {
+				t.Fatalf("settings message %+v", r.Message.Embeds)
+			}
+			var on string
+			for _, btn := range r.Message.Buttons() {
+				if btn.Label == "Turn on: Hints" {
+					on = btn.CustomID
+				}
+			}
+			if on == "" {
+				t.Fatalf("no Turn on: Hints button in %+v", r.Message.Buttons())
+			}
+			// (The message is private: nobody else can see its buttons.
+			// Who presses must still be a moderator.)
+			c, _ := b.click(alice, r.Message.ID, on)
+			b.wantReply(c, bot.KeyNotModerator)
+			mod := actor(alice)
+			mod.Permissions = moderatorPerms
+			d, err := b.srv.Click(b.ctx, fakediscord.ClickSpec{Actor: mod, MessageID: r.Message.ID, CustomID: on})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c = b.wait(d)
+			if c.Type != int(discordgo.InteractionResponseUpdateMessage) || !strings.Contains(settingField(c.Message, "hints"), "✅") {
+				t.Fatalf("switching hints on answered type %d %+v", c.Type, c.Message.Embeds)
+			}
+			r, _ = b.command(alice, bot.SubHint)
+			if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) {
+				t.Fatalf("hint after switching hints on answered type %d %q", r.Type, r.Message.Content)
+			}
+			settled(b, r)
+		}},
+		{"admin roles and log", func(t *testing.T, b *scenarioBed) {
+			// (Who holds a moderator role is checked by TestModerator: the
+			// fake Discord, like Discord, shows /ttt-admin only to members
+			// with Manage Server unless the server allows the role in its
+			// integration settings, which the fake does not model.)
+			set(b, bot.SettingAdminRoles, "<@&777>")
+			r, _ := b.admin(alice, moderatorPerms, bot.SubLog)
+			if !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "**set** `admin-roles=777`") {
+				t.Fatalf("/ttt-admin log:\n%s", r.Message.Content)
+			}
+			// A moderator action is logged too.
+			startChallenge(b.e2e)
+			b.admin(alice, moderatorPerms, bot.SubEndGame)
+			r, _ = b.admin(alice, moderatorPerms, bot.SubLog)
+			lines := strings.Split(r.Message.Content, "\n")
+			if len(lines) != 3 || !strings.Contains(lines[1], "**end-game**") || !strings.Contains(lines[2], "**set**") {
+				t.Fatalf("audit log, newest first:\n%s", r.Message.Content)
+			}
+		}},
+		{"bad values", func(t *testing.T, b *scenarioBed) {
+			for _, tc := range []struct{ setting, value, key string }{
+				{bot.SettingChannels, "#games", "error.bad_setting.channels"},
+				{bot.SettingRole, "admins", "error.bad_setting.role"},
+				{bot.SettingHints, "maybe", "error.bad_setting.hints"},
+			} {
+				b.wantReply(set(b, tc.setting, tc.value), tc.key)
+			}
+			if m, err := b.store.GuildSettings(b.ctx, e2eGuild); err != nil || len(m) != 0 {
+				t.Fatalf("refused values were stored: %v %v", m, err)
+			}
+		}},
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			for i, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) {
+					t.Parallel()
+					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(41, uint64(i)))})
+					b.sweeper(time.Second)
+					sc.run(t, b)
+					b.noFailures()
+				})
+			}
+		})
+	}
+}
+
+// TestE2ESettingsSecondReplica: a change made through one bot process is
+// applied by another within moments, although that one had the old
+// settings cached.
+func TestE2ESettingsSecondReplica(t *testing.T) {
+	t.Parallel()
+	e, procs := newHTTPE2E(t, 2, bot.Options{}, bot.EndpointOptions{})
+	for _, p := range procs {
+		go p.bot.RunSweeper(e.ctx, time.Second)
+	}
+	// The second process answers, and caches the server's settings.
+	e.srv.SetInteractionsURL(procs[1].url)
+	r, _ := e.command(bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+	if r.Message.Ephemeral {
+		t.Fatalf("a duel before the change: %q", r.Message.Content)
+	}
+	// The first process changes them.
+	e.srv.SetInteractionsURL(procs[0].url)
+	r, _ = e.admin(alice, moderatorPerms, bot.SubSet, fakediscord.Option{Name: "setting", Value: bot.SettingDuels}, fakediscord.Option{Name: "value", Value: "off"})
+	if !strings.Contains(r.Message.Content, "AI duels") {
+		t.Fatalf("set answered %q", r.Message.Content)
+	}
+	// The second process refuses duels now, within seconds.
+	e.srv.SetInteractionsURL(procs[1].url)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, _ = e.command(carol, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+		if r.Message.Ephemeral && r.Message.Content == e.cat.Text(bot.DefaultLocale, bot.KeyDuelsOff) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second process still runs duels 5 s after the change: %q", r.Message.Content)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// settingField is the value shown for a setting in a settings message.
+func settingField(m *fakediscord.Message, name string) string {
+	if len(m.Embeds) == 0 {
+		return ""
+	}
+	for _, f := range m.Embeds[0].Fields {
+		if strings.HasSuffix(f.Name, "`"+name+"`") {
+			return f.Value
+		}
+	}
+	return ""
+}

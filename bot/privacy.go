@@ -1,0 +1,137 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// Keys of the replies of /ttt privacy, /ttt forget-me and /ttt-admin
+// forget-server.
+const (
+	// KeyNotYourConfirm refuses a confirmation button pressed by someone
+	// other than the user who asked for it.
+	KeyNotYourConfirm = "reply.not_your_confirm"
+)
+
+// privacy tells the user, privately, what the bot keeps and for how long,
+// and how to have it deleted.
+func (b *Bot) privacy(ctx context.Context, c *call) error {
+	return b.respond(ctx, c, respMessage, b.render.Privacy(c.loc, PrivacyInfoOf(b.store.Retention())))
+}
+
+// forgetMe answers /ttt forget-me privately with what would be deleted
+// and a Confirm button only the user may press; nothing is deleted yet.
+func (b *Bot) forgetMe(ctx context.Context, c *call) error {
+	data, err := b.render.ForgetMeConfirm(c.loc, c.user)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, data)
+}
+
+// clickForgetMe deletes the user's data when they confirm /ttt forget-me:
+// the confirmation turns into a note that it is running, then into the
+// report of what went (see persistence.Store.ForgetUser). The boards of
+// the games it ended are updated. A second confirmation finds nothing
+// more and says so.
+func (b *Bot) clickForgetMe(ctx context.Context, c *call, id CustomID) error {
+	if id.Owner != c.user {
+		return &UserError{Key: KeyNotYourConfirm, Err: fmt.Errorf("bot: %s pressed the forget-me confirmation of %s", c.user, id.Owner)}
+	}
+	if id.Game != forgetMeRef(c.user) {
+		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-me confirmation for %q", id.Game)}
+	}
+	if err := b.startForgetting(ctx, c); err != nil {
+		return err
+	}
+	rep, err := b.store.ForgetUser(ctx, c.user)
+	if err != nil {
+		return err // the note that it is running says so
+	}
+	b.editEnded(ctx, c, rep.Ended)
+	return b.editOriginal(ctx, c, b.render.ForgetMeReport(c.loc, rep))
+}
+
+// forgetServer answers /ttt-admin forget-server (admin checked the
+// moderator) privately with what would be deleted and a Confirm button
+// only this moderator may press.
+func (b *Bot) forgetServer(ctx context.Context, c *call) error {
+	data, err := b.render.ForgetServerConfirm(c.loc, c.i.GuildID, c.user)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, data)
+}
+
+// clickForgetServer deletes the server's data when the moderator who
+// asked confirms, checking again that they are still a moderator here,
+// and reports what went (see persistence.Store.ForgetGuild).
+func (b *Bot) clickForgetServer(ctx context.Context, c *call, id CustomID) error {
+	guild, _, _ := strings.Cut(string(id.Game), ".")
+	switch {
+	case id.Owner != c.user:
+		return &UserError{Key: KeyNotYourConfirm, Err: fmt.Errorf("bot: %s pressed the forget-server confirmation of %s", c.user, id.Owner)}
+	case c.i.GuildID == "" || guild != c.i.GuildID || id.Game != forgetServerRef(guild):
+		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-server confirmation for %q in guild %q", id.Game, c.i.GuildID)}
+	case !b.moderator(ctx, c):
+		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, guild)}
+	}
+	if err := b.startForgetting(ctx, c); err != nil {
+		return err
+	}
+	rep, err := b.store.ForgetGuild(ctx, guild)
+	if err != nil {
+		return err
+	}
+	b.settingsCache.drop(guild)
+	b.editEnded(ctx, c, rep.Ended)
+	b.log.Info("bot: forgot a guild at a moderator's request", append([]any{"guild", guild, "moderator", c.user}, forgetAttrs(rep)...)...)
+	return b.editOriginal(ctx, c, b.render.ForgetServerReport(c.loc, rep))
+}
+
+// ForgetGuild deletes everything the bot keeps about a guild (see
+// persistence.Store.ForgetGuild). Call it on the gateway's GUILD_DELETE
+// event when the bot was removed from the guild, not when the guild is
+// only unavailable (an outage: the event's Unavailable is set). The
+// boards of the games it ends are left as they are: the bot can no longer
+// reach them. It logs what it deleted.
+func (b *Bot) ForgetGuild(ctx context.Context, guildID string) error {
+	rep, err := b.store.ForgetGuild(ctx, guildID)
+	if err != nil {
+		return fmt.Errorf("bot: forget guild %s: %w", guildID, err)
+	}
+	b.settingsCache.drop(guildID)
+	b.log.Info("bot: forgot a guild the bot left", append([]any{"guild", guildID}, forgetAttrs(rep)...)...)
+	return nil
+}
+
+// startForgetting turns the confirmation into a note that the deletion is
+// running, its button gone, so that it cannot be pressed twice; an error
+// from here on replaces the note.
+func (b *Bot) startForgetting(ctx context.Context, c *call) error {
+	if err := b.respond(ctx, c, respUpdate, b.render.Forgetting(c.loc)); err != nil {
+		return err
+	}
+	c.deferred = true
+	return nil
+}
+
+// editEnded turns the boards of the games a deletion ended into their
+// final state; failures are warnings.
+func (b *Bot) editEnded(ctx context.Context, c *call, ended []*persistence.Session) {
+	for _, s := range ended {
+		if err := b.editBoard(ctx, c.loc, s, nil); err != nil {
+			c.warnings = append(c.warnings, err)
+		}
+	}
+}
+
+// forgetAttrs are a deletion report's counts as log attributes.
+func forgetAttrs(r persistence.ForgetReport) []any {
+	return []any{"stats", r.Stats, "puzzle_stats", r.PuzzleStats, "leaderboards", r.Leaderboards, "puzzles", r.Puzzles,
+		"history", r.History, "archives", r.Archives, "reviews", r.Reviews, "games", r.Games, "ended", len(r.Ended),
+		"settings", r.Settings, "audit", r.Audit}
+}

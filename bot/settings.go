@@ -1,0 +1,592 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// The per-server settings, by the name /ttt-admin set takes. Each has a
+// default from the bot's Options (the environment), used by servers that
+// set nothing.
+const (
+	// SettingChannels are the channels where games may start; default all.
+	SettingChannels = "channels"
+	// SettingRole is the role a member needs to play; default none.
+	SettingRole = "role"
+	// SettingTurnTime is the time per move in games between people.
+	SettingTurnTime = "turn-time"
+	// SettingChallengeExpiry is how long a challenge waits for an answer.
+	SettingChallengeExpiry = "challenge-expiry"
+	// SettingChallengeCooldown is the least time between two challenges
+	// by one user.
+	SettingChallengeCooldown = "challenge-cooldown"
+	// SettingChannelGames is the most games running at once in a channel.
+	SettingChannelGames = "channel-games"
+	// SettingUserGames is the most games one user plays at once.
+	SettingUserGames = "user-games"
+	// SettingDefaultBoard is the board of a game whose command names none.
+	SettingDefaultBoard = "default-board"
+	// SettingHints says whether /ttt hint is allowed.
+	SettingHints = "hints"
+	// SettingDuels says whether /ttt ai-duel is allowed.
+	SettingDuels = "ai-duels"
+	// SettingRated says whether games between people change ratings.
+	SettingRated = "rated"
+	// SettingLanguage is the server's language for messages everyone sees.
+	SettingLanguage = "language"
+	// SettingAdminRoles are roles that may use /ttt-admin besides members
+	// with Manage Server.
+	SettingAdminRoles = "admin-roles"
+)
+
+// SettingNames returns the names of the per-server settings that
+// /ttt-admin set takes, in the order /ttt-admin settings shows them.
+func SettingNames() []string {
+	return []string{SettingChannels, SettingRole, SettingTurnTime, SettingChallengeExpiry, SettingChallengeCooldown, SettingDefaultBoard, SettingHints, SettingDuels, SettingRated, SettingAdminRoles}
+}
+
+// Bounds of the settings' values.
+const (
+	// MaxSettingChannels and MaxSettingRoles bound the lists of channels
+	// and moderator roles.
+	MaxSettingChannels, MaxSettingRoles = 25, 10
+	// MinTurnTime and MaxTurnTime bound the time per move.
+	MinTurnTime, MaxTurnTime = 30 * time.Second, 24 * time.Hour
+	// MinChallengeExpiry and MaxChallengeExpiry bound how long a
+	// challenge waits.
+	MinChallengeExpiry, MaxChallengeExpiry = time.Minute, 24 * time.Hour
+	// MaxChallengeCooldown bounds the challenge cooldown.
+	MaxChallengeCooldown = time.Hour
+	// DefaultChallengeExpiry is how long a challenge waits in a server
+	// that set nothing (the Store's ChallengeTTL default).
+	DefaultChallengeExpiry = 5 * time.Minute
+	// settingsCacheTTL is how long a server's settings are read from the
+	// process's cache; changes made by any replica are pushed sooner
+	// (pub/sub), so this only bounds the damage of a missed message.
+	settingsCacheTTL = 30 * time.Second
+)
+
+// Settings are one server's settings, resolved: what the server set, else
+// the bot's defaults (its Options, from the environment).
+type Settings struct {
+	// Channels are the channels where games may start; empty for all.
+	Channels []string
+	// Role is the role a member needs to start or join a game; "" for none.
+	Role string
+	// TurnTime is the time per move.
+	TurnTime time.Duration
+	// ChallengeExpiry is how long a challenge waits for an answer.
+	ChallengeExpiry time.Duration
+	// ChallengeCooldown is the least time between two challenges by one
+	// user; 0 for none.
+	ChallengeCooldown time.Duration
+	// Board is the board of a game whose command names none (a preset);
+	// the zero Rules means 3x3.
+	Board game.Rules
+	// Hints and Duels say whether /ttt hint and /ttt ai-duel are allowed.
+	Hints, Duels bool
+	// Rated says whether games between people change their ratings.
+	Rated bool
+	// AdminRoles may use /ttt-admin besides members with Manage Server.
+	AdminRoles []string
+	// set holds the names the server set (the others are defaults).
+	set map[string]bool
+}
+
+// challengeExpiry is the Expiry of the server's new challenges: its
+// setting, or 0 for the Store's default.
+func (s Settings) challengeExpiry() time.Duration {
+	if !s.IsSet(SettingChallengeExpiry) {
+		return 0
+	}
+	return s.ChallengeExpiry
+}
+
+// IsSet reports whether the server set the named setting.
+func (s Settings) IsSet(name string) bool { return s.set[name] }
+
+// defaultSettings are the settings of a server that set nothing.
+func (b *Bot) defaultSettings() Settings {
+	return Settings{TurnTime: b.lc.turnTime, ChallengeExpiry: DefaultChallengeExpiry, ChallengeCooldown: b.abuse.cooldown, Hints: true, Duels: true, Rated: true, AdminRoles: slices.Clone(b.lc.adminRoles)}
+}
+
+// settingErr is the refusal of a value a setting does not take.
+func settingErr(name string) *UserError {
+	return userErr("error.bad_setting." + name)
+}
+
+// apply parses text as the value of setting name (as typed in /ttt-admin
+// set, or as stored) into s, and returns its canonical text, which is
+// what is stored ("" for the default). A value the setting does not take
+// is a *UserError that says what it takes.
+func (s *Settings) apply(name, text string, def Settings) (string, error) {
+	t := strings.TrimSpace(text)
+	reset := strings.EqualFold(t, "default")
+	switch name {
+	case SettingChannels:
+		if reset || strings.EqualFold(t, "all") {
+			s.Channels = nil
+			return "", nil
+		}
+		ids, ok := mentions(t, "<#", MaxSettingChannels)
+		if !ok {
+			return "", settingErr(name)
+		}
+		s.Channels = ids
+		return strings.Join(ids, ","), nil
+	case SettingRole:
+		if reset || strings.EqualFold(t, "none") {
+			s.Role = ""
+			return "", nil
+		}
+		ids, ok := mentions(t, "<@&", 1)
+		if !ok {
+			return "", settingErr(name)
+		}
+		s.Role = ids[0]
+		return ids[0], nil
+	case SettingAdminRoles:
+		if reset {
+			s.AdminRoles = slices.Clone(def.AdminRoles)
+			return "", nil
+		}
+		if strings.EqualFold(t, "none") {
+			s.AdminRoles = nil
+			return "none", nil
+		}
+		ids, ok := mentions(t, "<@&", MaxSettingRoles)
+		if !ok {
+			return "", settingErr(name)
+		}
+		s.AdminRoles = ids
+		return strings.Join(ids, ","), nil
+	case SettingTurnTime, SettingChallengeExpiry:
+		lo, hi, field, fallback := MinTurnTime, MaxTurnTime, &s.TurnTime, def.TurnTime
+		if name == SettingChallengeExpiry {
+			lo, hi, field, fallback = MinChallengeExpiry, MaxChallengeExpiry, &s.ChallengeExpiry, def.ChallengeExpiry
+		}
+		if reset {
+			*field = fallback
+			return "", nil
+		}
+		d, err := time.ParseDuration(strings.ReplaceAll(t, " ", ""))
+		if err != nil || d < lo || d > hi || d%time.Second != 0 {
+			return "", settingErr(name)
+		}
+		*field = d
+		return d.String(), nil
+	case SettingChallengeCooldown:
+		if reset {
+			s.ChallengeCooldown = def.ChallengeCooldown
+			return "", nil
+		}
+		if strings.EqualFold(t, "off") {
+			t = "0s"
+		}
+		d, err := time.ParseDuration(strings.ReplaceAll(t, " ", ""))
+		if err != nil || d < 0 || d > MaxChallengeCooldown || d%time.Second != 0 {
+			return "", settingErr(name)
+		}
+		s.ChallengeCooldown = d
+		return d.String(), nil
+	case SettingDefaultBoard:
+		if reset {
+			s.Board = def.Board
+			return "", nil
+		}
+		r, ok := presetRules(strings.ToLower(t))
+		if !ok {
+			return "", settingErr(name)
+		}
+		s.Board = r
+		return r.String(), nil
+	case SettingHints, SettingDuels, SettingRated:
+		v := true
+		if !reset {
+			var ok bool
+			if v, ok = parseSwitch(t); !ok {
+				return "", settingErr(name)
+			}
+		}
+		switch name {
+		case SettingHints:
+			s.Hints = v
+		case SettingDuels:
+			s.Duels = v
+		default:
+			s.Rated = v
+		}
+		if reset {
+			return "", nil
+		}
+		return onOff(v), nil
+	}
+	return "", &UserError{Key: "error.bad_option", Option: optSetting, Err: fmt.Errorf("bot: unknown setting %q", name)}
+}
+
+// mentions reads a list of 1 to max Discord IDs, written as mentions with
+// the given opening ("<#123>", "<@&123>") or bare, separated by spaces or
+// commas; duplicates are dropped.
+func mentions(t, open string, max int) ([]string, bool) {
+	f := strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
+	var ids []string
+	for _, m := range f {
+		id := strings.TrimSuffix(strings.TrimPrefix(m, open), ">")
+		if !snowflake(id) || strings.HasPrefix(m, open) != strings.HasSuffix(m, ">") {
+			return nil, false
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, len(ids) > 0 && len(ids) <= max
+}
+
+// parseSwitch reads on/off (and true/false, yes/no, 1/0).
+func parseSwitch(t string) (bool, bool) {
+	switch strings.ToLower(t) {
+	case "on", "true", "yes", "1", "enabled":
+		return true, true
+	case "off", "false", "no", "0", "disabled":
+		return false, true
+	}
+	return false, false
+}
+
+// onOff is a switch's stored text.
+func onOff(v bool) string {
+	if v {
+		return "on"
+	}
+	return "off"
+}
+
+// settingsCache keeps servers' resolved settings for settingsCacheTTL,
+// dropped at once when any replica announces a change.
+type settingsCache struct {
+	mu sync.Mutex
+	m  map[string]cachedSettings
+}
+
+type cachedSettings struct {
+	s  Settings
+	at time.Time
+}
+
+// drop forgets one guild's settings, or every guild's for "".
+func (c *settingsCache) drop(guild string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if guild == "" {
+		c.m = nil
+		return
+	}
+	delete(c.m, guild)
+}
+
+// settings returns a server's settings (the defaults outside a server),
+// from the cache when fresh. A stored value that no longer parses is
+// skipped (the default applies) and reported as a warning on c.
+func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, error) {
+	def := b.defaultSettings()
+	if guild == "" {
+		return def, nil
+	}
+	now := b.now()
+	b.settingsCache.mu.Lock()
+	e, ok := b.settingsCache.m[guild]
+	b.settingsCache.mu.Unlock()
+	if ok && now.Sub(e.at) < settingsCacheTTL {
+		return e.s, nil
+	}
+	stored, err := b.store.GuildSettings(ctx, guild)
+	if err != nil {
+		return def, err
+	}
+	s := def
+	s.set = map[string]bool{}
+	for _, name := range SettingNames() {
+		text, ok := stored[name]
+		if !ok {
+			continue
+		}
+		if _, err := s.apply(name, text, def); err != nil {
+			if c != nil {
+				c.warnings = append(c.warnings, fmt.Errorf("bot: stored setting %s=%q of guild %s: %w", name, text, guild, err))
+			}
+			continue
+		}
+		s.set[name] = true
+	}
+	b.settingsCache.mu.Lock()
+	if b.settingsCache.m == nil {
+		b.settingsCache.m = map[string]cachedSettings{}
+	}
+	b.settingsCache.m[guild] = cachedSettings{s: s, at: now}
+	b.settingsCache.mu.Unlock()
+	return s, nil
+}
+
+// WatchSettings applies the settings changes made by any replica within
+// moments: it drops a server's cached settings when a change is announced
+// (and every server's after a lost subscription), until ctx is done.
+// RunSweeper runs it; it returns the subscription's error, if any.
+func (b *Bot) WatchSettings(ctx context.Context) error {
+	ch, err := b.store.SubscribeSettings(ctx)
+	if err != nil {
+		return err
+	}
+	for ev := range ch {
+		b.settingsCache.drop(ev.Guild)
+	}
+	return nil
+}
+
+// Keys of the refusals that settings cause.
+const (
+	// KeyHintsOff refuses /ttt hint where the server turned hints off.
+	KeyHintsOff = "reply.hints_off"
+	// KeyDuelsOff refuses /ttt ai-duel where the server turned duels off.
+	KeyDuelsOff = "reply.duels_off"
+	// keyChannelNotAllowed refuses a game outside the server's channels.
+	keyChannelNotAllowed = "error.channel_not_allowed"
+	// keyRoleRequired refuses a game to a member without the server's role.
+	keyRoleRequired = "error.role_required"
+)
+
+// mayPlay checks that a game may start, or be joined, here by the caller:
+// in one of the server's channels, by a member with its role.
+func (b *Bot) mayPlay(ctx context.Context, c *call) (Settings, error) {
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return st, err
+	}
+	if len(st.Channels) > 0 && !slices.Contains(st.Channels, c.i.ChannelID) {
+		list := make([]string, len(st.Channels))
+		for i, ch := range st.Channels {
+			list[i] = "<#" + ch + ">"
+		}
+		return st, userErr(keyChannelNotAllowed, "channels", b.render.list(c.loc, list))
+	}
+	if st.Role != "" && (c.i.Member == nil || !slices.Contains(c.i.Member.Roles, st.Role)) {
+		return st, userErr(keyRoleRequired, "role", "<@&"+st.Role+">")
+	}
+	return st, nil
+}
+
+// setSetting handles /ttt-admin set: it checks the value, stores it with
+// an audit entry (every replica applies it within moments) and answers
+// privately with the setting's new value.
+func (b *Bot) setSetting(ctx context.Context, c *call, r SetRequest) error {
+	if c.i.GuildID == "" {
+		return userErr(KeyNotModerator)
+	}
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return err
+	}
+	canonical, err := st.apply(r.Setting, r.Value, b.defaultSettings())
+	if err != nil {
+		return err
+	}
+	return b.storeSetting(ctx, c, r.Setting, canonical, st)
+}
+
+// storeSetting stores a setting's canonical value and answers with it.
+func (b *Bot) storeSetting(ctx context.Context, c *call, name, canonical string, st Settings) error {
+	detail := name + "=" + canonical
+	action := "set"
+	if canonical == "" {
+		action, detail = "reset", name
+	}
+	if err := b.store.SetGuildSetting(ctx, c.i.GuildID, name, canonical, persistence.AuditEntry{User: c.user, Action: action, Detail: detail}); err != nil {
+		return err
+	}
+	b.settingsCache.drop(c.i.GuildID)
+	return b.respond(ctx, c, respMessage, b.render.SettingChanged(c.loc, name, st))
+}
+
+// showSettings handles /ttt-admin settings: the server's settings,
+// privately, with buttons that switch the on/off ones.
+func (b *Bot) showSettings(ctx context.Context, c *call) error {
+	if c.i.GuildID == "" {
+		return userErr(KeyNotModerator)
+	}
+	st, err := b.settings(ctx, c, c.i.GuildID)
+	if err != nil {
+		return err
+	}
+	data, err := b.render.Settings(c.loc, c.i.GuildID, c.user, st)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, data)
+}
+
+// clickSetting switches an on/off setting from the settings message; only
+// the moderator who opened it may, and only while still a moderator.
+func (b *Bot) clickSetting(ctx context.Context, c *call, id CustomID) error {
+	guild, name, ok := strings.Cut(string(id.Game), ".")
+	switch {
+	case id.Owner != c.user:
+		return userErr(KeyNotYourSettings)
+	case !ok || guild != c.i.GuildID || (name != SettingHints && name != SettingDuels) || id.Move > 1:
+		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: setting button %q", id.Game)}
+	case !b.moderator(ctx, c):
+		return &UserError{Key: KeyNotModerator, Err: errors.New("bot: no longer a moderator")}
+	}
+	st, err := b.settings(ctx, c, guild)
+	if err != nil {
+		return err
+	}
+	if _, err := st.apply(name, onOff(id.Move == 1), b.defaultSettings()); err != nil {
+		return err
+	}
+	if err := b.store.SetGuildSetting(ctx, guild, name, onOff(id.Move == 1),
+		persistence.AuditEntry{User: c.user, Action: "set", Detail: name + "=" + onOff(id.Move == 1)}); err != nil {
+		return err
+	}
+	b.settingsCache.drop(guild)
+	st.set[name] = true
+	data, err := b.render.Settings(c.loc, guild, c.user, st)
+	if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respUpdate, data)
+}
+
+// KeyNotYourSettings refuses a settings button to anyone but the
+// moderator who opened the message.
+const KeyNotYourSettings = "reply.not_your_settings"
+
+// auditLog handles /ttt-admin log: the server's last 25 settings changes
+// and moderator actions, privately.
+func (b *Bot) auditLog(ctx context.Context, c *call) error {
+	entries, err := b.store.AuditLog(ctx, c.i.GuildID, maxLogLines)
+	var corrupt *persistence.CorruptAuditError
+	if errors.As(err, &corrupt) {
+		c.warnings = append(c.warnings, err)
+	} else if err != nil {
+		return err
+	}
+	return b.respond(ctx, c, respMessage, b.render.AuditLog(c.loc, entries))
+}
+
+// maxLogLines is how many entries /ttt-admin log shows.
+const maxLogLines = 25
+
+// audit records a moderator action in the server's audit log; a failure
+// is a warning (the action itself is done).
+func (b *Bot) audit(ctx context.Context, c *call, action, detail string) {
+	if c.i.GuildID == "" {
+		return
+	}
+	if err := b.store.Audit(ctx, c.i.GuildID, persistence.AuditEntry{User: c.user, Action: action, Detail: detail}); err != nil {
+		c.warnings = append(c.warnings, err)
+	}
+}
+
+// settingText shows a setting's value for the settings message.
+func (r *Renderer) settingText(loc discordgo.Locale, name string, st Settings) string {
+	roles := func(ids []string) string {
+		if len(ids) == 0 {
+			return r.cat.Text(loc, "settings.none")
+		}
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = "<@&" + id + ">"
+		}
+		return strings.Join(out, " ")
+	}
+	switch name {
+	case SettingChannels:
+		if len(st.Channels) == 0 {
+			return r.cat.Text(loc, "settings.all_channels")
+		}
+		out := make([]string, len(st.Channels))
+		for i, id := range st.Channels {
+			out[i] = "<#" + id + ">"
+		}
+		return strings.Join(out, " ")
+	case SettingRole:
+		if st.Role == "" {
+			return r.cat.Text(loc, "settings.none")
+		}
+		return "<@&" + st.Role + ">"
+	case SettingAdminRoles:
+		return roles(st.AdminRoles)
+	case SettingTurnTime:
+		return durationText(st.TurnTime)
+	case SettingChallengeExpiry:
+		return durationText(st.ChallengeExpiry)
+	case SettingChallengeCooldown:
+		if st.ChallengeCooldown == 0 {
+			return r.cat.Text(loc, "settings.none")
+		}
+		return durationText(st.ChallengeCooldown)
+	case SettingDefaultBoard:
+		board := st.Board
+		if !board.Valid() {
+			board = game.Classic()
+		}
+		return r.rulesText(loc, board)
+	case SettingHints:
+		return r.switchText(loc, st.Hints)
+	case SettingDuels:
+		return r.switchText(loc, st.Duels)
+	case SettingRated:
+		return r.switchText(loc, st.Rated)
+	}
+	return ""
+}
+
+// switchText shows an on/off value.
+func (r *Renderer) switchText(loc discordgo.Locale, v bool) string {
+	if v {
+		return "✅ " + r.cat.Text(loc, "settings.on")
+	}
+	return "⛔ " + r.cat.Text(loc, "settings.off")
+}
+
+// durationText writes a duration briefly: "45s", "10m", "1m30s", "1h30m".
+func durationText(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var b strings.Builder
+	for _, part := range []struct {
+		n    int
+		unit string
+	}{{h, "h"}, {m, "m"}, {sec, "s"}} {
+		if part.n > 0 {
+			b.WriteString(strconv.Itoa(part.n) + part.unit)
+		}
+	}
+	if b.Len() == 0 {
+		return d.String()
+	}
+	return b.String()
+}
+
+// list joins items as a sentence's list in loc ("a, b and c").
+func (r *Renderer) list(loc discordgo.Locale, items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + r.cat.Text(loc, "list.and") + items[len(items)-1]
+}

@@ -1,0 +1,146 @@
+package bot
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+func TestSettingsApply(t *testing.T) {
+	def := Settings{TurnTime: 10 * time.Minute, Hints: true, Duels: true, AdminRoles: []string{"9"}}
+	tests := []struct {
+		name, value string
+		canonical   string
+		check       func(Settings) bool
+	}{
+		{SettingChannels, "<#1> <#2>, 3 <#1>", "1,2,3", func(s Settings) bool { return slices.Equal(s.Channels, []string{"1", "2", "3"}) }},
+		{SettingChannels, "ALL", "", func(s Settings) bool { return s.Channels == nil }},
+		{SettingChannels, "default", "", func(s Settings) bool { return s.Channels == nil }},
+		{SettingRole, "<@&55>", "55", func(s Settings) bool { return s.Role == "55" }},
+		{SettingRole, "none", "", func(s Settings) bool { return s.Role == "" }},
+		{SettingAdminRoles, "<@&1> <@&2>", "1,2", func(s Settings) bool { return slices.Equal(s.AdminRoles, []string{"1", "2"}) }},
+		{SettingAdminRoles, "none", "none", func(s Settings) bool { return len(s.AdminRoles) == 0 }},
+		{SettingAdminRoles, "default", "", func(s Settings) bool { return slices.Equal(s.AdminRoles, []string{"9"}) }},
+		{SettingTurnTime, "90s", "1m30s", func(s Settings) bool { return s.TurnTime == 90*time.Second }},
+		{SettingTurnTime, "1 h", "1h0m0s", func(s Settings) bool { return s.TurnTime == time.Hour }},
+		{SettingTurnTime, "default", "", func(s Settings) bool { return s.TurnTime == 10*time.Minute }},
+		{SettingChallengeExpiry, "2m", "2m0s", func(s Settings) bool { return s.ChallengeExpiry == 2*time.Minute }},
+		{SettingChallengeCooldown, "off", "0s", func(s Settings) bool { return s.ChallengeCooldown == 0 }},
+		{SettingChallengeCooldown, "45s", "45s", func(s Settings) bool { return s.ChallengeCooldown == 45*time.Second }},
+		{SettingDefaultBoard, "5X5K4", "5x5k4", func(s Settings) bool { return s.Board.String() == "5x5k4" }},
+		{SettingDefaultBoard, "default", "", func(s Settings) bool { return !s.Board.Valid() }},
+		{SettingHints, "off", "off", func(s Settings) bool { return !s.Hints }},
+		{SettingHints, "Yes", "on", func(s Settings) bool { return s.Hints }},
+		{SettingDuels, "false", "off", func(s Settings) bool { return !s.Duels }},
+		{SettingRated, "off", "off", func(s Settings) bool { return !s.Rated }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			s := def
+			s.Hints, s.Duels = !s.Hints, !s.Duels // so that "on" shows
+			got, err := s.apply(tt.name, tt.value, def)
+			if err != nil || got != tt.canonical || !tt.check(s) {
+				t.Fatalf("apply = %q, %v; settings %+v", got, err, s)
+			}
+			// The canonical text reads back to the same settings.
+			again := def
+			if tt.canonical != "" {
+				if _, err := again.apply(tt.name, tt.canonical, def); err != nil || !tt.check(again) {
+					t.Fatalf("canonical %q does not read back: %v %+v", tt.canonical, err, again)
+				}
+			}
+		})
+	}
+	bad := []struct{ name, value string }{
+		{SettingChannels, ""}, {SettingChannels, "#games"}, {SettingChannels, "<#12"}, {SettingChannels, strings.Repeat("<#1> ", 1) + strings.Repeat("2 ", 0) + manyIDs(26)},
+		{SettingRole, "<@&1> <@&2>"}, {SettingRole, "<@1>"}, {SettingRole, "admins"},
+		{SettingAdminRoles, manyIDs(11)},
+		{SettingTurnTime, "10s"}, {SettingTurnTime, "25h"}, {SettingChallengeExpiry, "30s"}, {SettingChallengeCooldown, "2h"}, {SettingChallengeCooldown, "-1s"}, {SettingTurnTime, "1.5s"}, {SettingTurnTime, "soon"},
+		{SettingHints, "maybe"}, {SettingDuels, ""}, {SettingDefaultBoard, "6x6k4"}, {SettingDefaultBoard, "3x3"},
+	}
+	cat := testCatalog(t)
+	for _, b := range bad {
+		s := def
+		_, err := s.apply(b.name, b.value, def)
+		var ue *UserError
+		if !errors.As(err, &ue) || ue.Key != "error.bad_setting."+b.name {
+			t.Errorf("apply(%s, %q) = %v, want the setting's refusal", b.name, b.value, err)
+			continue
+		}
+		for _, loc := range cat.Locales() {
+			if msg := cat.Error(loc, err); strings.Contains(msg, "[[") || strings.Contains(msg, "{") {
+				t.Errorf("%s: refusal %q", string(loc), msg)
+			}
+		}
+	}
+	if _, err := (&Settings{}).apply("colour", "red", def); err == nil {
+		t.Error("an unknown setting was accepted")
+	}
+}
+
+// manyIDs is n distinct role IDs.
+func manyIDs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("<@&" + strings.Repeat("1", i+1) + "> ")
+	}
+	return b.String()
+}
+
+func TestRenderSettingsGolden(t *testing.T) {
+	r := testRenderer(t)
+	def := Settings{TurnTime: 10 * time.Minute, Hints: true, Duels: true}
+	custom := Settings{Channels: []string{"111", "222"}, Role: "333", TurnTime: 90 * time.Second, Hints: false, Duels: true,
+		AdminRoles: []string{"444"}, set: map[string]bool{SettingChannels: true, SettingRole: true, SettingTurnTime: true, SettingHints: true, SettingAdminRoles: true}}
+	entries := []persistence.AuditEntry{
+		{Time: fixedNow, User: alice, Action: "set", Detail: "hints=off"},
+		{Time: fixedNow.Add(-time.Hour), User: bob, Action: "end-game", Detail: "<#7> 1"},
+		{Time: fixedNow.Add(-2 * time.Hour), User: alice, Action: "reset", Detail: "turn-time"},
+	}
+	for _, loc := range goldenLocales {
+		t.Run(string(loc), func(t *testing.T) {
+			for name, st := range map[string]Settings{"default": def, "custom": custom} {
+				d, err := r.Settings(loc, "900", alice, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
+					t.Error("settings are not private")
+				}
+				golden(t, "settings-"+name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+			}
+			golden(t, "settings-changed."+string(loc)+".json", wireJSON(t, checked(t, r.SettingChanged(loc, SettingChannels, custom))))
+			golden(t, "log."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, entries))))
+			golden(t, "log-empty."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, nil))))
+		})
+	}
+}
+
+// TestRenderAuditLogLongest: 25 entries with the longest details fit.
+func TestRenderAuditLogLongest(t *testing.T) {
+	r := testRenderer(t)
+	var entries []persistence.AuditEntry
+	for range 30 {
+		entries = append(entries, persistence.AuditEntry{Time: fixedNow, User: strings.Repeat("9", 20), Action: "forget-server", Detail: strings.Repeat("x", 2000)})
+	}
+	for _, loc := range testCatalog(t).Locales() {
+		checked(t, r.AuditLog(loc, entries))
+	}
+}
+
+func TestDurationText(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		45 * time.Second: "45s", 10 * time.Minute: "10m", 90 * time.Second: "1m30s", 90 * time.Minute: "1h30m",
+		24 * time.Hour: "24h", time.Hour + time.Second: "1h1s", 0: "0s", 500 * time.Millisecond: "500ms",
+	} {
+		if got := durationText(d); got != want {
+			t.Errorf("durationText(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

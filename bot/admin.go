@@ -100,7 +100,7 @@ func (b *Bot) endGames(ctx context.Context, c *call) error {
 			return err
 		}
 		ended++
-		if err := b.editBoard(ctx, c.loc, s, nil); err != nil {
+		if err := b.editBoard(ctx, c.pub, s, nil); err != nil {
 			c.warnings = append(c.warnings, err)
 		}
 	}

@@ -62,7 +62,9 @@ const (
 // RunSweeper loop, which runs the job and shows its progress and report
 // on the command's message.
 type retrainRun struct {
-	i        *discordgo.Interaction
+	i *discordgo.Interaction
+	// loc is the locale of the run's public message: the server's
+	// language when the command was given, else the moderator's.
 	loc      discordgo.Locale
 	req      retrain.Request
 	received time.Time
@@ -87,7 +89,7 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: no retrain job configured")}
 	}
 	run := &retrainRun{
-		i: c.i, loc: c.loc, received: b.now(),
+		i: c.i, loc: c.pub, received: b.now(),
 		req:     retrain.Request{Rules: r.Rules, Trigger: retrain.TriggerModerator, By: c.user},
 		started: make(chan error, 1), answered: make(chan bool, 1),
 	}
@@ -117,7 +119,7 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 		return ctx.Err()
 	}
 	b.audit(ctx, c, "retrain", r.Rules.String())
-	if err := b.respond(ctx, c, respMessage, b.render.RetrainStarted(c.loc, r.Rules, c.user)); err != nil {
+	if err := b.respond(ctx, c, respMessage, b.render.RetrainStarted(c.pub, r.Rules, c.user)); err != nil {
 		return err
 	}
 	answered = true
@@ -326,7 +328,7 @@ func (b *Bot) model(ctx context.Context, c *call, r ModelRequest) error {
 			return err
 		}
 		b.audit(ctx, c, "rollback", key+" v"+strconv.FormatInt(m.Version, 10))
-		return b.respond(ctx, c, respMessage, b.render.ModelRolledBack(c.loc, r.Rules, c.user, m))
+		return b.respond(ctx, c, respMessage, b.render.ModelRolledBack(c.pub, r.Rules, c.user, m))
 	}
 	metas, cur, err := b.store.ModelVersions(ctx, key)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // or Administrator, or one of the server's moderator roles (by default
 // Options.AdminRoles); nobody outside a server.
 func TestModerator(t *testing.T) {
-	b := &Bot{lc: newLifecycle(Options{AdminRoles: []string{"mods"}}), now: time.Now}
+	b := &Bot{lc: newLifecycle(Options{AdminRoles: []string{"mods"}}), now: time.Now, cat: testCatalog(t)}
 	// Server 42 set nothing; server 43 set its own moderator roles.
 	custom := b.defaultSettings()
 	custom.AdminRoles = []string{"helpers"}

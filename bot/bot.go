@@ -202,9 +202,12 @@ func (b *Bot) Register(ctx context.Context, guildID string) error {
 
 // call is the state of handling one interaction.
 type call struct {
-	i    *discordgo.Interaction
-	loc  discordgo.Locale
-	user string
+	i *discordgo.Interaction
+	// loc is the user's own locale, for private answers; pub the locale
+	// of the messages everyone in the channel sees (boards, challenges,
+	// results): the server's language setting when it set one, else loc.
+	loc, pub discordgo.Locale
+	user     string
 	// acked is set once the first response is sent; later messages are
 	// edits and follow-ups.
 	acked bool
@@ -229,7 +232,8 @@ func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCr
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.handlerTimeout)
 	defer cancel()
-	c := &call{i: ic.Interaction, loc: b.cat.Resolve(ic.Locale), user: userOf(ic.Interaction)}
+	loc := b.cat.Resolve(ic.Locale)
+	c := &call{i: ic.Interaction, loc: loc, pub: loc, user: userOf(ic.Interaction)}
 	start := b.now()
 	log := b.log.With("interaction", c.i.ID, "kind", c.i.Type.String(), "user", c.user,
 		"guild", c.i.GuildID, "channel", c.i.ChannelID)
@@ -310,6 +314,11 @@ func (b *Bot) handle(ctx context.Context, c *call) error {
 	if err := b.throttle(ctx, c); err != nil {
 		return err
 	}
+	pub, err := b.publicLocale(ctx, c, c.i.GuildID, c.loc)
+	if err != nil {
+		c.warnings = append(c.warnings, err) // the user's own language applies
+	}
+	c.pub = pub
 	switch c.i.Type {
 	case discordgo.InteractionApplicationCommand:
 		return b.command(ctx, c)

@@ -19,7 +19,9 @@ const duelHandoff = time.Second
 // duelJob is a duel handed to the RunSweeper loop.
 type duelJob struct {
 	game persistence.GameID
-	loc  discordgo.Locale
+	// loc is the locale the board was posted in, which its edits keep
+	// unless the server sets a language meanwhile (see editBoard).
+	loc discordgo.Locale
 }
 
 // duel starts an AI duel: the board is posted, and the RunSweeper loop
@@ -52,7 +54,7 @@ func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
 		return err
 	}
 	select {
-	case b.lc.duels <- duelJob{game: s.ID, loc: c.loc}:
+	case b.lc.duels <- duelJob{game: s.ID, loc: c.pub}:
 		return nil
 	case <-time.After(duelHandoff):
 	case <-ctx.Done():
@@ -62,7 +64,7 @@ func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
 	if s, err = b.store.EndByModerator(ctx, s.ID, 0); err != nil {
 		return err
 	}
-	data, err := b.render.Board(c.loc, s, nil)
+	data, err := b.render.Board(c.pub, s, nil)
 	if err != nil {
 		return err
 	}

@@ -202,6 +202,16 @@ func TestE2ESettings(t *testing.T) {
 			} {
 				b.wantReply(set(b, tc.setting, tc.value), tc.key)
 			}
+			// Channels and roles the server does not have.
+			r := set(b, bot.SettingChannels, "<#70> <#404>")
+			if r.Message.Content != "I can't find <#404> among this server's text channels that I can see; name a channel where I can post." {
+				t.Fatalf("an unknown channel: %q", r.Message.Content)
+			}
+			for _, setting := range []string{bot.SettingRole, bot.SettingAdminRoles} {
+				if r := set(b, setting, "<@&404>"); r.Message.Content != "<@&404> isn't a role of this server; name one of its roles." {
+					t.Fatalf("an unknown role for %s: %q", setting, r.Message.Content)
+				}
+			}
 			if m, err := b.store.GuildSettings(b.ctx, e2eGuild); err != nil || len(m) != 0 {
 				t.Fatalf("refused values were stored: %v %v", m, err)
 			}
@@ -215,6 +225,8 @@ func TestE2ESettings(t *testing.T) {
 					t.Parallel()
 					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(41, uint64(i)))})
 					b.sweeper(time.Second)
+					b.srv.SetGuildChannels(e2eGuild, e2eChannel, "70", "71")
+					b.srv.SetGuildRoles(e2eGuild, "555", "777")
 					sc.run(t, b)
 					b.noFailures()
 				})
@@ -228,7 +240,7 @@ func TestE2ESettings(t *testing.T) {
 // settings cached.
 func TestE2ESettingsSecondReplica(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 2, bot.Options{}, bot.EndpointOptions{})
+	e, procs := newHTTPE2E(t, 2, bot.Options{RateBurst: -1}, bot.EndpointOptions{})
 	for _, p := range procs {
 		go p.bot.RunSweeper(e.ctx, time.Second)
 	}

@@ -141,7 +141,7 @@ func (b *Bot) postChallenge(ctx context.Context, c *call, rules game.Rules, play
 	if err != nil {
 		return err
 	}
-	data, err := b.render.Challenge(c.loc, s, "")
+	data, err := b.render.Challenge(c.pub, s, "")
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
 		if err != nil {
 			return err
 		}
-		data, err := b.render.Challenge(c.loc, next, c.user)
+		data, err := b.render.Challenge(c.pub, next, c.user)
 		if err != nil {
 			return err
 		}
@@ -324,7 +324,7 @@ func (b *Bot) resignCommand(ctx context.Context, c *call) error {
 	if err := b.showBoard(ctx, c, s, respMessage, ratings); err != nil {
 		return err
 	}
-	if err := b.editBoard(ctx, c.loc, s, ratings); err != nil {
+	if err := b.editBoard(ctx, c.pub, s, ratings); err != nil {
 		c.warnings = append(c.warnings, err)
 	}
 	return nil
@@ -345,12 +345,12 @@ func (b *Bot) activeGame(ctx context.Context, c *call) (persistence.GameID, erro
 func (b *Bot) stats(ctx context.Context, c *call, r StatsRequest) error {
 	st, err := b.store.Stats(ctx, c.i.GuildID, r.User)
 	if errors.Is(err, persistence.ErrNotFound) {
-		return b.respond(ctx, c, respMessage, b.render.NoStats(c.loc, r.User))
+		return b.respond(ctx, c, respMessage, b.render.NoStats(c.pub, r.User))
 	}
 	if err != nil {
 		return err
 	}
-	return b.respond(ctx, c, respMessage, b.render.Stats(c.loc, st))
+	return b.respond(ctx, c, respMessage, b.render.Stats(c.pub, st))
 }
 
 // leaderboard shows the top places of this server's or the global
@@ -362,7 +362,7 @@ func (b *Bot) leaderboard(ctx context.Context, c *call, r LeaderboardRequest) er
 		if err != nil {
 			return err
 		}
-		return b.respond(ctx, c, respMessage, b.render.PuzzleLeaderboard(c.loc, places))
+		return b.respond(ctx, c, respMessage, b.render.PuzzleLeaderboard(c.pub, places))
 	}
 	if r.Scope == ScopeGlobal {
 		guild = ""
@@ -371,7 +371,7 @@ func (b *Bot) leaderboard(ctx context.Context, c *call, r LeaderboardRequest) er
 	if err != nil {
 		return err
 	}
-	return b.respond(ctx, c, respMessage, b.render.Leaderboard(c.loc, guild, places))
+	return b.respond(ctx, c, respMessage, b.render.Leaderboard(c.pub, guild, places))
 }
 
 // continueGame lets the AI reply if it is to move, records the game if it
@@ -392,7 +392,7 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		if s, err = b.aiMove(ctx, s, seat, min(seat.AI.Budget+time.Second/2, maxLongMove)); err != nil {
 			return err
 		}
-		data, err := b.render.Board(c.loc, s, b.finish(ctx, c, s))
+		data, err := b.render.Board(c.pub, s, b.finish(ctx, c, s))
 		if err != nil {
 			return err
 		}
@@ -427,7 +427,7 @@ func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, ty
 
 // respondBoard renders s and sends it as the first response.
 func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
-	data, err := b.render.Board(c.loc, s, ratings)
+	data, err := b.render.Board(c.pub, s, ratings)
 	if err != nil {
 		return nil, err
 	}

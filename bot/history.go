@@ -108,7 +108,7 @@ func (b *Bot) replay(ctx context.Context, c *call, id persistence.GameID) error 
 	if err != nil {
 		return err
 	}
-	data, err := b.render.Replay(c.loc, g, 0, c.user, b.reviewNotes(ctx, g))
+	data, err := b.render.Replay(c.pub, g, 0, c.user, b.reviewNotes(ctx, g))
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
 		ply = len(g.Moves)
 	}
 	ply = max(0, min(ply, len(g.Moves)))
-	data, err := b.render.Replay(c.loc, g, ply, c.user, b.reviewNotes(ctx, g))
+	data, err := b.render.Replay(c.pub, g, ply, c.user, b.reviewNotes(ctx, g))
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 			c.warnings = append(c.warnings, fmt.Errorf("bot: cache the review of %s: %w", id, err))
 		}
 	}
-	data, err := b.render.Review(c.loc, g, rv)
+	data, err := b.render.Review(c.pub, g, rv)
 	if err != nil {
 		return err
 	}

@@ -223,3 +223,22 @@ func requestContext(options []discordgo.RequestOption) context.Context {
 	}
 	return cfg.Request.Context()
 }
+
+// GuildChannels lists a server's channels through the REST session, when
+// it can.
+func (d *InlineDiscord) GuildChannels(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Channel, error) {
+	gl, ok := d.Discord.(guildLister)
+	if !ok {
+		return nil, fmt.Errorf("%w: the REST session cannot list channels", ErrConfig)
+	}
+	return gl.GuildChannels(guildID, options...)
+}
+
+// GuildRoles lists a server's roles through the REST session, when it can.
+func (d *InlineDiscord) GuildRoles(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Role, error) {
+	gl, ok := d.Discord.(guildLister)
+	if !ok {
+		return nil, fmt.Errorf("%w: the REST session cannot list roles", ErrConfig)
+	}
+	return gl.GuildRoles(guildID, options...)
+}

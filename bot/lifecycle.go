@@ -111,14 +111,38 @@ func (b *Bot) setMessage(ctx context.Context, c *call, s *persistence.Session, m
 	return next
 }
 
+// publicLocale is the locale of the messages everyone in guild's channels
+// sees: the server's language setting, or fallback when it set none,
+// outside a server, or when its settings cannot be read (the error says
+// why). c, if not nil, gets the warnings of reading the settings.
+func (b *Bot) publicLocale(ctx context.Context, c *call, guild string, fallback discordgo.Locale) (discordgo.Locale, error) {
+	if guild == "" {
+		return fallback, nil
+	}
+	st, err := b.settings(ctx, c, guild)
+	if err != nil {
+		return fallback, fmt.Errorf("bot: language of guild %s: %w", guild, err)
+	}
+	if st.Language == "" {
+		return fallback, nil
+	}
+	return st.Language, nil
+}
+
 // editBoard edits the message that shows s (if known) to its current
-// state: the board of a game, or the challenge it still is.
+// state: the board of a game, or the challenge it still is. It is in the
+// language of s's server when the server set one, else in loc (the
+// locale it was shown in, or DefaultLocale when that is not known).
 func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
 	if s.Message == "" {
 		return nil
 	}
+	loc, err := b.publicLocale(ctx, nil, s.Guild, loc)
+	if err != nil {
+		// The edit matters more than its language.
+		b.log.Warn("bot: board edited in its fallback language", "game", string(s.ID), "err", err)
+	}
 	var data *discordgo.InteractionResponseData
-	var err error
 	if wasChallenge(s) {
 		data, err = b.render.Challenge(loc, s, "")
 	} else {

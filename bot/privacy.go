@@ -120,10 +120,17 @@ func (b *Bot) startForgetting(ctx context.Context, c *call) error {
 }
 
 // editEnded turns the boards of the games a deletion ended into their
-// final state; failures are warnings.
+// final state; failures are warnings. A board of this server keeps its
+// public language although the deletion may have taken the setting; one
+// of another server (a user's game elsewhere) is in that server's
+// language, or else the user's.
 func (b *Bot) editEnded(ctx context.Context, c *call, ended []*persistence.Session) {
 	for _, s := range ended {
-		if err := b.editBoard(ctx, c.loc, s, nil); err != nil {
+		loc := c.loc
+		if s.Guild == c.i.GuildID {
+			loc = c.pub
+		}
+		if err := b.editBoard(ctx, loc, s, nil); err != nil {
 			c.warnings = append(c.warnings, err)
 		}
 	}

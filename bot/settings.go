@@ -53,7 +53,9 @@ const (
 // SettingNames returns the names of the per-server settings that
 // /ttt-admin set takes, in the order /ttt-admin settings shows them.
 func SettingNames() []string {
-	return []string{SettingChannels, SettingRole, SettingTurnTime, SettingChallengeExpiry, SettingChallengeCooldown, SettingDefaultBoard, SettingHints, SettingDuels, SettingRated, SettingAdminRoles}
+	return []string{SettingChannels, SettingRole, SettingTurnTime, SettingChallengeExpiry, SettingChallengeCooldown,
+		SettingChannelGames, SettingUserGames, SettingDefaultBoard, SettingHints, SettingDuels, SettingRated,
+		SettingLanguage, SettingAdminRoles}
 }
 
 // Bounds of the settings' values.
@@ -66,6 +68,9 @@ const (
 	// MinChallengeExpiry and MaxChallengeExpiry bound how long a
 	// challenge waits.
 	MinChallengeExpiry, MaxChallengeExpiry = time.Minute, 24 * time.Hour
+	// MaxGamesLimit bounds the games-per-channel and games-per-player
+	// limits (0 is no limit).
+	MaxGamesLimit = 100
 	// MaxChallengeCooldown bounds the challenge cooldown.
 	MaxChallengeCooldown = time.Hour
 	// DefaultChallengeExpiry is how long a challenge waits in a server
@@ -91,6 +96,14 @@ type Settings struct {
 	// ChallengeCooldown is the least time between two challenges by one
 	// user; 0 for none.
 	ChallengeCooldown time.Duration
+	// ChannelGames is the most live games (and open challenges) in one
+	// channel, UserGames the most one player has in the server at once;
+	// 0 for no limit.
+	ChannelGames, UserGames int
+	// Language is the server's language for the messages everyone sees
+	// (boards, challenges, results); "" for the language of whoever
+	// started them. Private answers are in each user's own language.
+	Language discordgo.Locale
 	// Board is the board of a game whose command names none (a preset);
 	// the zero Rules means 3x3.
 	Board game.Rules
@@ -102,6 +115,9 @@ type Settings struct {
 	AdminRoles []string
 	// set holds the names the server set (the others are defaults).
 	set map[string]bool
+	// languages are the locales the bot ships, which the language
+	// setting takes.
+	languages []discordgo.Locale
 }
 
 // challengeExpiry is the Expiry of the server's new challenges: its
@@ -118,7 +134,7 @@ func (s Settings) IsSet(name string) bool { return s.set[name] }
 
 // defaultSettings are the settings of a server that set nothing.
 func (b *Bot) defaultSettings() Settings {
-	return Settings{TurnTime: b.lc.turnTime, ChallengeExpiry: DefaultChallengeExpiry, ChallengeCooldown: b.abuse.cooldown, Hints: true, Duels: true, Rated: true, AdminRoles: slices.Clone(b.lc.adminRoles)}
+	return Settings{languages: b.cat.Locales(), TurnTime: b.lc.turnTime, ChallengeExpiry: DefaultChallengeExpiry, ChallengeCooldown: b.abuse.cooldown, Hints: true, Duels: true, Rated: true, AdminRoles: slices.Clone(b.lc.adminRoles)}
 }
 
 // settingErr is the refusal of a value a setting does not take.
@@ -200,6 +216,39 @@ func (s *Settings) apply(name, text string, def Settings) (string, error) {
 		}
 		s.ChallengeCooldown = d
 		return d.String(), nil
+	case SettingChannelGames, SettingUserGames:
+		field := &s.ChannelGames
+		if name == SettingUserGames {
+			field = &s.UserGames
+		}
+		if reset || strings.EqualFold(t, "none") || t == "0" {
+			*field = 0
+			if reset {
+				return "", nil
+			}
+			return "0", nil
+		}
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 1 || n > MaxGamesLimit {
+			return "", settingErr(name)
+		}
+		*field = n
+		return strconv.Itoa(n), nil
+	case SettingLanguage:
+		if reset || strings.EqualFold(t, "none") {
+			s.Language = ""
+			if reset {
+				return "", nil
+			}
+			return "none", nil
+		}
+		for _, l := range s.languages {
+			if strings.EqualFold(string(l), t) {
+				s.Language = l
+				return string(l), nil
+			}
+		}
+		return "", settingErr(name)
 	case SettingDefaultBoard:
 		if reset {
 			s.Board = def.Board
@@ -382,7 +431,7 @@ func (b *Bot) mayPlay(ctx context.Context, c *call) (Settings, error) {
 	if st.Role != "" && (c.i.Member == nil || !slices.Contains(c.i.Member.Roles, st.Role)) {
 		return st, userErr(keyRoleRequired, "role", "<@&"+st.Role+">")
 	}
-	return st, nil
+	return st, b.checkGameLimits(ctx, c, st)
 }
 
 // setSetting handles /ttt-admin set: it checks the value, stores it with
@@ -400,7 +449,73 @@ func (b *Bot) setSetting(ctx context.Context, c *call, r SetRequest) error {
 	if err != nil {
 		return err
 	}
+	if err := b.checkExists(ctx, c, r.Setting, st); err != nil {
+		return err
+	}
 	return b.storeSetting(ctx, c, r.Setting, canonical, st)
+}
+
+// guildLister is what checkExists asks Discord: a server's channels and
+// roles. *discordgo.Session has it (and InlineDiscord passes it on).
+type guildLister interface {
+	GuildChannels(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Channel, error)
+	GuildRoles(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Role, error)
+}
+
+// checkExists refuses channels and roles that the server does not have
+// (as far as the bot can see: a channel missing from the list Discord
+// gives the bot, or that is not a text channel, cannot host games).
+func (b *Bot) checkExists(ctx context.Context, c *call, name string, st Settings) error {
+	gl, ok := b.dc.(guildLister)
+	if !ok {
+		return nil // a Discord that cannot list them: nothing to check against
+	}
+	switch name {
+	case SettingChannels:
+		if len(st.Channels) == 0 {
+			return nil
+		}
+		chans, err := gl.GuildChannels(c.i.GuildID, discordgo.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("bot: channels of guild %s: %w", c.i.GuildID, err)
+		}
+		for _, id := range st.Channels {
+			if !slices.ContainsFunc(chans, func(ch *discordgo.Channel) bool { return ch.ID == id && textChannel(ch.Type) }) {
+				return userErr("error.unknown_channel", "channel", "<#"+id+">")
+			}
+		}
+	case SettingRole, SettingAdminRoles:
+		ids := st.AdminRoles
+		if name == SettingRole {
+			ids = nil
+			if st.Role != "" {
+				ids = []string{st.Role}
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		roles, err := gl.GuildRoles(c.i.GuildID, discordgo.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("bot: roles of guild %s: %w", c.i.GuildID, err)
+		}
+		for _, id := range ids {
+			if !slices.ContainsFunc(roles, func(r *discordgo.Role) bool { return r.ID == id }) {
+				return userErr("error.unknown_role", "role", "<@&"+id+">")
+			}
+		}
+	}
+	return nil
+}
+
+// textChannel reports whether games can be played in a channel of type t.
+func textChannel(t discordgo.ChannelType) bool {
+	switch t {
+	case discordgo.ChannelTypeGuildText, discordgo.ChannelTypeGuildNews, discordgo.ChannelTypeGuildVoice,
+		discordgo.ChannelTypeGuildPublicThread, discordgo.ChannelTypeGuildPrivateThread, discordgo.ChannelTypeGuildNewsThread:
+		return true
+	}
+	return false
 }
 
 // storeSetting stores a setting's canonical value and answers with it.
@@ -535,6 +650,20 @@ func (r *Renderer) settingText(loc discordgo.Locale, name string, st Settings) s
 			return r.cat.Text(loc, "settings.none")
 		}
 		return durationText(st.ChallengeCooldown)
+	case SettingChannelGames, SettingUserGames:
+		n := st.ChannelGames
+		if name == SettingUserGames {
+			n = st.UserGames
+		}
+		if n == 0 {
+			return r.cat.Text(loc, "settings.no_limit")
+		}
+		return strconv.Itoa(n)
+	case SettingLanguage:
+		if st.Language == "" {
+			return r.cat.Text(loc, "settings.each_user")
+		}
+		return string(st.Language)
 	case SettingDefaultBoard:
 		board := st.Board
 		if !board.Valid() {

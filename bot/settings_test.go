@@ -13,7 +13,8 @@ import (
 )
 
 func TestSettingsApply(t *testing.T) {
-	def := Settings{TurnTime: 10 * time.Minute, Hints: true, Duels: true, AdminRoles: []string{"9"}}
+	def := Settings{TurnTime: 10 * time.Minute, Hints: true, Duels: true, AdminRoles: []string{"9"},
+		languages: []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR, discordgo.Greek}}
 	tests := []struct {
 		name, value string
 		canonical   string
@@ -39,6 +40,10 @@ func TestSettingsApply(t *testing.T) {
 		{SettingHints, "Yes", "on", func(s Settings) bool { return s.Hints }},
 		{SettingDuels, "false", "off", func(s Settings) bool { return !s.Duels }},
 		{SettingRated, "off", "off", func(s Settings) bool { return !s.Rated }},
+		{SettingChannelGames, "12", "12", func(s Settings) bool { return s.ChannelGames == 12 }},
+		{SettingUserGames, "none", "0", func(s Settings) bool { return s.UserGames == 0 }},
+		{SettingLanguage, "PT-br", "pt-BR", func(s Settings) bool { return s.Language == discordgo.PortugueseBR }},
+		{SettingLanguage, "none", "none", func(s Settings) bool { return s.Language == "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -63,6 +68,7 @@ func TestSettingsApply(t *testing.T) {
 		{SettingAdminRoles, manyIDs(11)},
 		{SettingTurnTime, "10s"}, {SettingTurnTime, "25h"}, {SettingChallengeExpiry, "30s"}, {SettingChallengeCooldown, "2h"}, {SettingChallengeCooldown, "-1s"}, {SettingTurnTime, "1.5s"}, {SettingTurnTime, "soon"},
 		{SettingHints, "maybe"}, {SettingDuels, ""}, {SettingDefaultBoard, "6x6k4"}, {SettingDefaultBoard, "3x3"},
+		{SettingChannelGames, "101"}, {SettingUserGames, "-1"}, {SettingUserGames, "two"}, {SettingLanguage, "fr"},
 	}
 	cat := testCatalog(t)
 	for _, b := range bad {

@@ -23,7 +23,8 @@ import (
 //     scope, found through the index of the guilds they have stats in
 //     (keys.ratingGuilds), plus any left outside it;
 //   - their history, their blocks and the blocks of others that name them,
-//     their challenge cooldowns, open-challenge indexes and rate buckets;
+//     their challenge cooldowns, open-challenge and live-game indexes and
+//     rate buckets;
 //   - their game records: a live game or open challenge is first ended
 //     without a result (as a moderator would end it: nobody wins, nothing
 //     is counted), so that its opponent is free again, then deleted, as
@@ -41,8 +42,8 @@ import (
 // What goes for a guild: its players' stats, puzzle stats and daily
 // puzzles, its leaderboards, its settings and audit log, its games (live
 // ones ended first), its archived games and their cached reviews, the
-// entries of its games in every history, and its cooldowns and
-// open-challenge indexes. The corpus keeps no guild.
+// entries of its games in every history, and its cooldowns,
+// open-challenge and live-game indexes. The corpus keeps no guild.
 //
 // How it is found. Where an index exists it is used: the guild index of a
 // user's stats, the user's own history and blocks (single keys), the index
@@ -495,9 +496,9 @@ func (p keyPattern) match(key string, colons bool) ([]string, bool) {
 type forgetPatterns struct {
 	archive, game, active, history, audit, blocks, rate keyPattern
 	// A user's keys outside the index of their guilds (user only).
-	userStats, userPuzzle, userCooldown, userOpen keyPattern
+	userStats, userPuzzle, userCooldown, userOpen, userLive keyPattern
 	// A guild's keys (guild only).
-	guildStats, guildPuzzle, guildDaily, guildApplied, guildCooldown, guildOpen, guildsIndex keyPattern
+	guildStats, guildPuzzle, guildDaily, guildApplied, guildCooldown, guildOpen, guildLive, guildsIndex keyPattern
 }
 
 // forgetPatterns builds the patterns for forgetting user or guild.
@@ -511,11 +512,13 @@ func (s *Store) forgetPatterns(user, guild string) forgetPatterns {
 	if user != "" {
 		p.userStats, p.userPuzzle = pattern(k.ratingStats(wild, user)), pattern(k.puzzleStats(wild, user))
 		p.userCooldown, p.userOpen = pattern(k.challengeCooldown(wild, user)), pattern(k.openChallenges(wild, user))
+		p.userLive = pattern(k.userLive(wild, user))
 	}
 	if guild != "" {
 		p.guildStats, p.guildPuzzle = pattern(k.ratingStats(guild, wild)), pattern(k.puzzleStats(guild, wild))
 		p.guildDaily, p.guildApplied = pattern(k.puzzleDaily(guild, wild, wild)), pattern(k.ratingApplied(guild, wild))
 		p.guildCooldown, p.guildOpen = pattern(k.challengeCooldown(guild, wild)), pattern(k.openChallenges(guild, wild))
+		p.guildLive = pattern(k.userLive(guild, wild))
 		p.guildsIndex = pattern(k.ratingGuilds(wild))
 	}
 	return p
@@ -668,7 +671,7 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 		pg.audits = append(pg.audits, key)
 	case user && match1(f.p.active, key):
 		pg.actives = append(pg.actives, key)
-	case user && match1(f.p.userCooldown, key), user && match1(f.p.userOpen, key):
+	case user && match1(f.p.userCooldown, key), user && match1(f.p.userOpen, key), user && match1(f.p.userLive, key):
 		pg.drop = append(pg.drop, key)
 	case guild && match1(f.p.guildStats, key):
 		count(&f.rep.Stats)
@@ -676,7 +679,7 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 		count(&f.rep.PuzzleStats)
 	case guild && match1(f.p.guildDaily, key):
 		count(&f.rep.Puzzles)
-	case guild && (match1(f.p.guildApplied, key) || match1(f.p.guildCooldown, key) || match1(f.p.guildOpen, key)):
+	case guild && (match1(f.p.guildApplied, key) || match1(f.p.guildCooldown, key) || match1(f.p.guildOpen, key) || match1(f.p.guildLive, key)):
 		pg.drop = append(pg.drop, key)
 	case guild && match1(f.p.guildsIndex, key):
 		pg.unindex = append(pg.unindex, key)

@@ -243,3 +243,23 @@ func (k keys) rateBucket(bucket string) string { return k.prefix + ":rate:" + ta
 //
 //	ttt:secret:<name>            string: the secret's bytes, set once
 func (k keys) secret(name string) string { return k.prefix + ":secret:" + name }
+
+// --- live-game indexes (the per-server limits on games) ---
+
+// What the limits on games per channel and per player count (limits.go):
+// an index of a channel's games in the channel's slot, beside the games
+// (so the game keys can be built from the suffixes it holds), and an
+// index of a player's games per guild, in the guild's scope. Both are
+// written by CreateGame and Accept and checked against the games when
+// counted:
+//
+//	ttt:{<channel>}:live                    zset: suffixes of the channel's games, scored by when indexed (ms)
+//	ttt:live:{g:<guild>}:<user>             zset: IDs of the user's games in the guild, likewise
+
+// channelLive indexes a channel's games.
+func (k keys) channelLive(channel string) string { return k.prefix + ":" + tag(channel) + ":live" }
+
+// userLive indexes user's games in guild.
+func (k keys) userLive(guild, user string) string {
+	return k.prefix + ":live:" + ratingScope(guild) + ":" + user
+}

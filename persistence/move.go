@@ -276,7 +276,8 @@ func gameEvalCmd(ctx context.Context, name, script string, keys []string, args [
 // other seat; with StatusActive (or zero) both seats must be filled and the
 // game starts at once. Unless Options.AllowManyGames is on, it fails with
 // ErrBusy when a human player (the challenger, for a challenge) already has
-// a live game in the channel.
+// a live game in the channel. The game is indexed for the limits on live
+// games (ChannelGames, UserGames).
 func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Session, error) {
 	if err := checkGameChannel(channel); err != nil {
 		return nil, err
@@ -305,6 +306,7 @@ func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Ses
 		if err != nil {
 			return nil, fmt.Errorf("persistence: create game: %w", err)
 		}
+		s.indexLive(ctx, next)
 		return next, nil
 	}
 	return nil, fmt.Errorf("persistence: create game: no free game ID after 3 tries")
@@ -422,9 +424,10 @@ func (s *Store) commitNext(ctx context.Context, cur, next *Session, anyway error
 // starts the game. It fails with ErrNotYourTurn if user is the challenger
 // or the challenge names someone else, ErrNotLive if it is no longer open,
 // ErrBusy if user already has a live game in the channel, and ErrConflict
-// if it changed since version.
+// if it changed since version. The game is indexed for the accepting
+// player's limit on live games (UserGames).
 func (s *Store) Accept(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
-	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+	g, err := s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
 		if cur.Status != StatusOpen {
 			return fmt.Errorf("%w: game %s is %s, not an open challenge", ErrNotLive, id, cur.Status)
 		}
@@ -441,6 +444,11 @@ func (s *Store) Accept(ctx context.Context, id GameID, version int64, user strin
 		s.schedule(next, next.Updated)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	s.indexLive(ctx, g)
+	return g, nil
 }
 
 // Play plays cell c in game id for the player by (a user ID, or "" for the

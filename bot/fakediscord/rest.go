@@ -54,6 +54,8 @@ func (s *Server) mux() *http.ServeMux {
 	route("GET /webhooks/{app}/{token}/messages/{msg}", false, s.restWebhookMessage)
 	route("PATCH /webhooks/{app}/{token}/messages/{msg}", false, s.restWebhookEdit)
 	route("DELETE /webhooks/{app}/{token}/messages/{msg}", false, s.restWebhookDelete)
+	route("GET /guilds/{guild}/channels", true, s.restGuildChannels)
+	route("GET /guilds/{guild}/roles", true, s.restGuildRoles)
 	route("POST /channels/{channel}/messages", true, s.restChannelCreate)
 	route("GET /channels/{channel}/messages/{msg}", true, s.restChannelMessage)
 	route("PATCH /channels/{channel}/messages/{msg}", true, s.restChannelEdit)

@@ -92,6 +92,8 @@ type Server struct {
 	messages        map[string]*message   // by message ID
 	channels        map[string][]*message // creation order per channel
 	channelGuild    map[string]string     // guild of each channel seen
+	guildChannels   map[string][]string   // channels declared by SetGuildChannels
+	guildRoles      map[string][]string   // roles declared by SetGuildRoles
 	commands        map[string][]*discordgo.ApplicationCommand
 	interactions    map[string]*interaction // by interaction ID
 	tokens          map[string]*interaction // by interaction token

@@ -461,14 +461,20 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 		closing  bool
 		inflight sync.WaitGroup
 	)
-	remove := ses.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+	// enter counts an event handler in, unless the session is closing.
+	enter := func() bool {
 		mu.Lock()
+		defer mu.Unlock()
 		if closing {
-			mu.Unlock()
-			return
+			return false
 		}
 		inflight.Add(1)
-		mu.Unlock()
+		return true
+	}
+	remove := ses.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+		if !enter() {
+			return
+		}
 		defer inflight.Done()
 		b.HandleInteraction(work, i)
 	})
@@ -476,16 +482,9 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	// forget the server's data. Discord sends the same event, marked
 	// unavailable, during outages: those are not departures.
 	removeGuild := ses.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildDelete) {
-		if g.Guild == nil || g.Unavailable {
+		if g.Guild == nil || g.Unavailable || !enter() {
 			return
 		}
-		mu.Lock()
-		if closing {
-			mu.Unlock()
-			return
-		}
-		inflight.Add(1)
-		mu.Unlock()
 		defer inflight.Done()
 		if err := b.ForgetGuild(work, g.ID); err != nil {
 			log.Error("serve: forgetting a server the bot left", "guild", g.ID, "err", err)

@@ -174,6 +174,26 @@ func TestE2ESettings(t *testing.T) {
 				t.Fatalf("hint after switching hints on answered type %d %q", r.Type, r.Message.Content)
 			}
 			settled(b, r)
+			// The menus choose the default board and the language.
+			var boardMenu string
+			for _, comp := range c.Message.Buttons() {
+				if id, err := b.signer.Decode(comp.CustomID); err == nil && id.Action == bot.ActionSetting && strings.HasSuffix(string(id.Game), ".default-board") {
+					boardMenu = comp.CustomID
+				}
+			}
+			if boardMenu == "" {
+				t.Fatalf("no default-board menu in %+v", c.Message.Buttons())
+			}
+			d, err = b.srv.Click(b.ctx, fakediscord.ClickSpec{Actor: mod, MessageID: c.Message.ID, CustomID: boardMenu, Values: []string{"5x5k4"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c = b.wait(d); !strings.Contains(settingField(c.Message, "default-board"), "5×5, 4 in a row") {
+				t.Fatalf("after choosing 5x5k4: %q", settingField(c.Message, "default-board"))
+			}
+			if st, _ := b.store.GuildSettings(b.ctx, e2eGuild); st["default-board"] != "5x5k4" {
+				t.Fatalf("stored settings %v", st)
+			}
 		}},
 		{"admin roles and log", func(t *testing.T, b *scenarioBed) {
 			// (Who holds a moderator role is checked by TestModerator: the

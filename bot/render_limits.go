@@ -10,17 +10,21 @@ import (
 
 // Discord's message limits that CheckMessage enforces.
 const (
-	MaxContentLen      = 2000
-	MaxButtonLabelLen  = 80
-	MaxEmbeds          = 10
-	MaxEmbedTitleLen   = 256
-	MaxEmbedDescLen    = 4096
-	MaxEmbedFields     = 25
-	MaxEmbedFieldName  = 256
-	MaxEmbedFieldValue = 1024
-	MaxEmbedFooterLen  = 2048
-	MaxEmbedAuthorLen  = 256
-	MaxEmbedTotalLen   = 6000
+	MaxContentLen     = 2000
+	MaxButtonLabelLen = 80
+	// A select menu's options, option labels and values, and placeholder.
+	MaxSelectOptions     = 25
+	MaxSelectOptionLen   = 100
+	MaxSelectPlaceholder = 150
+	MaxEmbeds            = 10
+	MaxEmbedTitleLen     = 256
+	MaxEmbedDescLen      = 4096
+	MaxEmbedFields       = 25
+	MaxEmbedFieldName    = 256
+	MaxEmbedFieldValue   = 1024
+	MaxEmbedFooterLen    = 2048
+	MaxEmbedAuthorLen    = 256
+	MaxEmbedTotalLen     = 6000
 )
 
 // ErrLimit reports a message or command definition that Discord would
@@ -29,7 +33,8 @@ var ErrLimit = errors.New("bot: over a Discord limit")
 
 // CheckMessage reports every way d breaks Discord's limits: content over
 // 2000 characters, more than 5 action rows or 5 buttons in a row, a
-// component outside an action row, a button without a label or emoji or
+// component outside an action row, a select menu sharing its row or with
+// too many or over-long options, a button without a label or emoji or
 // with a label over 80 characters, a missing, over-long or repeated custom
 // ID, and embeds over their limits. It returns nil for a valid message.
 func CheckMessage(d *discordgo.InteractionResponseData) error {
@@ -57,9 +62,33 @@ func CheckMessage(d *discordgo.InteractionResponseData) error {
 			bad("row %d has %d components, want 1 to %d", i, len(row.Components), MaxRowButtons)
 		}
 		for j, c := range row.Components {
+			if sm, ok := asSelect(c); ok {
+				if len(row.Components) != 1 {
+					bad("row %d holds a select menu and %d other components; a select menu needs a row of its own", i, len(row.Components)-1)
+				}
+				if n := len(sm.Options); n == 0 || n > MaxSelectOptions {
+					bad("select %d has %d options, want 1 to %d", i, n, MaxSelectOptions)
+				}
+				if n := utf8.RuneCountInString(sm.Placeholder); n > MaxSelectPlaceholder {
+					bad("select %d placeholder is %d characters, limit %d", i, n, MaxSelectPlaceholder)
+				}
+				for k, o := range sm.Options {
+					if n := utf8.RuneCountInString(o.Label); n == 0 || n > MaxSelectOptionLen || len(o.Value) == 0 || len(o.Value) > MaxSelectOptionLen {
+						bad("select %d option %d: label of %d characters and value of %d bytes, want 1 to %d", i, k, n, len(o.Value), MaxSelectOptionLen)
+					}
+				}
+				switch {
+				case sm.CustomID == "" || len(sm.CustomID) > MaxCustomIDLen:
+					bad("select %d custom ID is %d characters, want 1 to %d", i, len(sm.CustomID), MaxCustomIDLen)
+				case ids[sm.CustomID]:
+					bad("select %d repeats custom ID %q", i, sm.CustomID)
+				}
+				ids[sm.CustomID] = true
+				continue
+			}
 			b, ok := asButton(c)
 			if !ok {
-				bad("row %d component %d is %T, not a button", i, j, c)
+				bad("row %d component %d is %T, not a button or a select menu", i, j, c)
 				continue
 			}
 			if b.Label == "" && b.Emoji == nil {
@@ -128,6 +157,16 @@ func asRow(c discordgo.MessageComponent) (discordgo.ActionsRow, bool) {
 		return *r, r != nil
 	}
 	return discordgo.ActionsRow{}, false
+}
+
+func asSelect(c discordgo.MessageComponent) (discordgo.SelectMenu, bool) {
+	switch m := c.(type) {
+	case discordgo.SelectMenu:
+		return m, true
+	case *discordgo.SelectMenu:
+		return *m, m != nil
+	}
+	return discordgo.SelectMenu{}, false
 }
 
 func asButton(c discordgo.MessageComponent) (discordgo.Button, bool) {

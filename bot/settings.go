@@ -549,15 +549,30 @@ func (b *Bot) showSettings(ctx context.Context, c *call) error {
 	return b.respond(ctx, c, respMessage, data)
 }
 
-// clickSetting switches an on/off setting from the settings message; only
-// the moderator who opened it may, and only while still a moderator.
+// clickSetting changes a setting from the settings message: a switch
+// (hints, AI duels, rated) or a menu (default board, language). Only the
+// moderator who opened the message may, and only while still one.
 func (b *Bot) clickSetting(ctx context.Context, c *call, id CustomID) error {
 	guild, name, ok := strings.Cut(string(id.Game), ".")
+	var value string
+	switch name {
+	case SettingHints, SettingDuels, SettingRated:
+		ok = ok && id.Move <= 1
+		value = onOff(id.Move == 1)
+	case SettingDefaultBoard, SettingLanguage:
+		values := c.i.MessageComponentData().Values
+		ok = ok && id.Move == 0 && len(values) == 1
+		if ok {
+			value = values[0]
+		}
+	default:
+		ok = false
+	}
 	switch {
 	case id.Owner != c.user:
 		return userErr(KeyNotYourSettings)
-	case !ok || guild != c.i.GuildID || (name != SettingHints && name != SettingDuels) || id.Move > 1:
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: setting button %q", id.Game)}
+	case !ok || guild != c.i.GuildID:
+		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: setting component %q", id.Game)}
 	case !b.moderator(ctx, c):
 		return &UserError{Key: KeyNotModerator, Err: errors.New("bot: no longer a moderator")}
 	}
@@ -565,15 +580,19 @@ func (b *Bot) clickSetting(ctx context.Context, c *call, id CustomID) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.apply(name, onOff(id.Move == 1), b.defaultSettings()); err != nil {
+	canonical, err := st.apply(name, value, b.defaultSettings())
+	if err != nil {
 		return err
 	}
-	if err := b.store.SetGuildSetting(ctx, guild, name, onOff(id.Move == 1),
-		persistence.AuditEntry{User: c.user, Action: "set", Detail: name + "=" + onOff(id.Move == 1)}); err != nil {
+	if err := b.store.SetGuildSetting(ctx, guild, name, canonical,
+		persistence.AuditEntry{User: c.user, Action: "set", Detail: name + "=" + canonical}); err != nil {
 		return err
 	}
 	b.settingsCache.drop(guild)
-	st.set[name] = true
+	if st.set == nil {
+		st.set = map[string]bool{}
+	}
+	st.set[name] = canonical != ""
 	data, err := b.render.Settings(c.loc, guild, c.user, st)
 	if err != nil {
 		return err

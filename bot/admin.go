@@ -66,7 +66,10 @@ func (b *Bot) moderator(ctx context.Context, c *call) bool {
 	}
 	st, err := b.settings(ctx, c, i.GuildID)
 	if err != nil {
-		c.warnings = append(c.warnings, err) // the defaults apply
+		// The server's roles are unknown: only Manage Server counts, so
+		// that roles it revoked do not come back.
+		c.warnings = append(c.warnings, err)
+		return false
 	}
 	for _, r := range i.Member.Roles {
 		if slices.Contains(st.AdminRoles, r) {

@@ -120,9 +120,21 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 		t.Fatalf("alice's live game after dana left: %v", err)
 	}
 
-	// Nothing names dana any more, under their ID or their pseudonym.
-	if left := storedAnywhere(b, dana, pseudonym); len(left) > 0 {
+	// Nothing names dana any more, under their ID or their pseudonym, but
+	// what forgetting keeps on purpose: bob's block of dana (bob's
+	// protection) and dana's running cooldown and rate limit, which
+	// forgetting must not reset (they expire by themselves).
+	var left []string
+	for _, line := range storedAnywhere(b, dana, pseudonym) {
+		if !strings.HasPrefix(line, "ttt:block:{u:"+bob+"}") && !strings.HasPrefix(line, "ttt:cooldown:") && !strings.HasPrefix(line, "ttt:rate:") {
+			left = append(left, line)
+		}
+	}
+	if len(left) > 0 {
 		t.Fatalf("still stored about dana:\n%s", strings.Join(left, "\n"))
+	}
+	if blocked, err := b.store.Blocked(b.ctx, bob, dana); err != nil || !blocked {
+		t.Fatalf("bob's block of dana after dana left: %v %v, want kept", blocked, err)
 	}
 	// alice keeps her side: her stats, and her history with the game
 	// against a forgotten player.

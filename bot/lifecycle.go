@@ -195,7 +195,8 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 	x, o := s.Players[0].User, s.Players[1].User
 	st, err := b.settings(ctx, nil, s.Guild)
 	if err != nil {
-		return nil, err
+		// The game is recorded anyway, under the defaults.
+		b.log.Warn("bot: settings of a finished game's server unread; defaults apply", "game", s.ID, "err", err)
 	}
 	rated := x != "" && o != "" && x != o && st.Rated
 	var before [2]float64

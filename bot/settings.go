@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -322,10 +323,16 @@ func onOff(v bool) string {
 }
 
 // settingsCache keeps servers' resolved settings for settingsCacheTTL,
-// dropped at once when any replica announces a change.
+// dropped at once when any replica announces a change. Cached Settings
+// are never changed: callers get a copy with its own set map.
 type settingsCache struct {
 	mu sync.Mutex
 	m  map[string]cachedSettings
+	// gen counts the drops per guild, and all counts every drop of the
+	// whole cache: a read that started before a drop must not fill the
+	// cache with what it read.
+	gen map[string]uint64
+	all uint64
 }
 
 type cachedSettings struct {
@@ -339,9 +346,28 @@ func (c *settingsCache) drop(guild string) {
 	defer c.mu.Unlock()
 	if guild == "" {
 		c.m = nil
+		c.all++
 		return
 	}
 	delete(c.m, guild)
+	if c.gen == nil {
+		c.gen = map[string]uint64{}
+	}
+	c.gen[guild]++
+}
+
+// generation is what drop has done to guild so far.
+func (c *settingsCache) generation(guild string) (uint64, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen[guild], c.all
+}
+
+// clone returns s with its own set map, so that the cached value is
+// never written through it.
+func (s Settings) clone() Settings {
+	s.set = maps.Clone(s.set)
+	return s
 }
 
 // settings returns a server's settings (the defaults outside a server),
@@ -357,8 +383,9 @@ func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, er
 	e, ok := b.settingsCache.m[guild]
 	b.settingsCache.mu.Unlock()
 	if ok && now.Sub(e.at) < settingsCacheTTL {
-		return e.s, nil
+		return e.s.clone(), nil
 	}
+	gen, all := b.settingsCache.generation(guild)
 	stored, err := b.store.GuildSettings(ctx, guild)
 	if err != nil {
 		return def, err
@@ -379,10 +406,13 @@ func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, er
 		s.set[name] = true
 	}
 	b.settingsCache.mu.Lock()
-	if b.settingsCache.m == nil {
-		b.settingsCache.m = map[string]cachedSettings{}
+	if b.settingsCache.gen[guild] == gen && b.settingsCache.all == all {
+		// Nothing changed the settings while they were read.
+		if b.settingsCache.m == nil {
+			b.settingsCache.m = map[string]cachedSettings{}
+		}
+		b.settingsCache.m[guild] = cachedSettings{s: s.clone(), at: now}
 	}
-	b.settingsCache.m[guild] = cachedSettings{s: s, at: now}
 	b.settingsCache.mu.Unlock()
 	return s, nil
 }

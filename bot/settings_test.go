@@ -1,9 +1,11 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,5 +150,49 @@ func TestDurationText(t *testing.T) {
 		if got := durationText(d); got != want {
 			t.Errorf("durationText(%s) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestSettingsCacheCopies: what settings returns is the caller's own, so
+// a handler that changes it (clickSetting) cannot race another reading
+// the cache.
+func TestSettingsCacheCopies(t *testing.T) {
+	b := &Bot{lc: newLifecycle(Options{}), now: time.Now, cat: testCatalog(t)}
+	cached := b.defaultSettings()
+	cached.set = map[string]bool{SettingHints: true}
+	b.settingsCache.m = map[string]cachedSettings{"42": {s: cached, at: time.Now()}}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := b.settings(context.Background(), nil, "42")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			st.set[SettingRated] = true // a handler's own change
+			_ = st.IsSet(SettingHints)
+		}()
+	}
+	wg.Wait()
+	if got := b.settingsCache.m["42"].s.set; len(got) != 1 || !got[SettingHints] {
+		t.Fatalf("the cached settings were changed through a copy: %v", got)
+	}
+}
+
+// TestSettingsCacheGeneration: a drop during a read keeps that read out
+// of the cache.
+func TestSettingsCacheGeneration(t *testing.T) {
+	var c settingsCache
+	g0, a0 := c.generation("42")
+	c.drop("42")
+	if g, a := c.generation("42"); g == g0 || a != a0 {
+		t.Fatalf("a guild's drop: generation %d/%d, was %d/%d", g, a, g0, a0)
+	}
+	g1, _ := c.generation("43")
+	c.drop("")
+	if g, a := c.generation("43"); g != g1 || a == a0 {
+		t.Fatalf("a drop of everything: generation %d/%d", g, a)
 	}
 }

@@ -318,7 +318,7 @@ func (s *Store) forgetStats(ctx context.Context, user string, rep *ForgetReport)
 		ps := pipe.Del(ctx, s.keys.puzzleStats(guild, user))
 		rb := pipe.ZRem(ctx, s.keys.ratingBoard(guild), user)
 		pb := pipe.ZRem(ctx, s.keys.puzzleBoard(guild), user)
-		pipe.Del(ctx, s.keys.challengeCooldown(guild, user), s.keys.openChallenges(guild, user))
+		pipe.Del(ctx, s.keys.openChallenges(guild, user)) // a cooldown runs out by itself
 		if guild == "" {
 			pipe.Del(ctx, s.keys.ratingGuilds(user))
 		}
@@ -651,19 +651,16 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 		return
 	}
 	if c, ok := f.p.blocks.match(key, false); ok {
-		switch {
-		case c[0] == f.user:
+		// The user's own blocks go; other people's blocks of the user are
+		// theirs (their protection from the user) and stay, or forgetting
+		// would undo them.
+		if c[0] == f.user {
 			pg.ownBlocks = append(pg.ownBlocks, key)
-		case user:
-			pg.blocks = append(pg.blocks, key)
 		}
 		return
 	}
-	if c, ok := f.p.rate.match(key, true); ok {
-		if hasToken(c[0], f.id()) {
-			pg.drop = append(pg.drop, key)
-		}
-		return
+	if _, ok := f.p.rate.match(key, true); ok {
+		return // rate buckets expire in seconds, and forgetting must not refill one
 	}
 	count := func(n *int) { pg.counted, pg.counts = append(pg.counted, key), append(pg.counts, n) }
 	switch {
@@ -671,7 +668,10 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 		pg.audits = append(pg.audits, key)
 	case user && match1(f.p.active, key):
 		pg.actives = append(pg.actives, key)
-	case user && match1(f.p.userCooldown, key), user && match1(f.p.userOpen, key), user && match1(f.p.userLive, key):
+	case user && match1(f.p.userCooldown, key):
+		// Cooldowns expire by themselves within the hour; forgetting must
+		// not end one early.
+	case user && match1(f.p.userOpen, key), user && match1(f.p.userLive, key):
 		pg.drop = append(pg.drop, key)
 	case guild && match1(f.p.guildStats, key):
 		count(&f.rep.Stats)

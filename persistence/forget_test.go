@@ -195,6 +195,28 @@ func forgetDump(t *testing.T, ctx context.Context, rdb redis.UniversalClient) []
 	return out
 }
 
+// keptAfterForget reports whether a dump line is data forgetting keeps on
+// purpose: other users' blocks of the forgotten user (their protection),
+// and the short-lived cooldown and rate-limit state, which forgetting
+// must not reset.
+func keptAfterForget(line, user string) bool {
+	return strings.HasPrefix(line, "ttt:block:") && !strings.HasPrefix(line, "ttt:block:{u:"+user+"}") ||
+		strings.HasPrefix(line, "ttt:cooldown:") || strings.HasPrefix(line, "ttt:rate:")
+}
+
+// wantForgotten fails for every line of dump that names user or their
+// pseudonym, but for what forgetting keeps on purpose.
+func wantForgotten(t *testing.T, dump []string, user, pseudonym string) {
+	t.Helper()
+	var left []string
+	for _, line := range dump {
+		if !keptAfterForget(line, user) {
+			left = append(left, line)
+		}
+	}
+	wantNowhere(t, left, user, pseudonym)
+}
+
 // wantNowhere fails for every line of dump that contains one of needles.
 func wantNowhere(t *testing.T, dump []string, needles ...string) {
 	t.Helper()
@@ -284,7 +306,7 @@ func TestForgetUser(t *testing.T) {
 		Reviews:      4,
 		Games:        3, // live, open, finished
 		Corpus:       4, // g1, g2, g3, g5
-		Blocks:       2, // fgA's of fgB, fgB's of fgA
+		Blocks:       1, // fgA's of fgB; fgB's of fgA is fgB's, and stays
 		Audit:        4, // as moderator, and named in details, in two guilds
 	}
 	if got := forgetCounts(rep); !reflect.DeepEqual(got, want) {
@@ -306,7 +328,15 @@ func TestForgetUser(t *testing.T) {
 	}
 
 	// Neither fgA's ID nor their pseudonym is left, in any key or value.
-	wantNowhere(t, forgetDump(t, ctx, e.rdb), fgA, pa)
+	wantForgotten(t, forgetDump(t, ctx, e.rdb), fgA, pa)
+	// Forgetting does not undo the protections against the user: fgB
+	// still blocks them, and their cooldown still runs.
+	if blocked, err := e.store.Blocked(ctx, fgB, fgA); err != nil || !blocked {
+		t.Errorf("fgB's block of the forgotten fgA: %v %v, want kept", blocked, err)
+	}
+	if ok, _, err := e.store.ChallengeCooldown(ctx, fgGuild, fgA, time.Hour, e.clk.Now()); err != nil || ok {
+		t.Errorf("fgA's cooldown after forgetting: ok %v %v, want still running", ok, err)
+	}
 
 	// fgB keeps everything of theirs.
 	after := viewB()
@@ -487,7 +517,7 @@ func TestForgetUserCluster(t *testing.T) {
 	if rep.Archives != 4 || rep.Corpus != 4 || rep.Stats != 3 || len(rep.Ended) != 2 {
 		t.Errorf("report %+v", forgetCounts(rep))
 	}
-	wantNowhere(t, forgetDump(t, ctx, rdb), fgA, pa)
+	wantForgotten(t, forgetDump(t, ctx, rdb), fgA, pa)
 	if again, err := s.ForgetUser(ctx, fgA); err != nil || again.Total() != 0 {
 		t.Errorf("a second ForgetUser: %+v %v", again, err)
 	}

@@ -2,7 +2,6 @@ package bot_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -24,30 +23,15 @@ import (
 // the refusals of each, and a restart between a replay's steps.
 func TestE2EHistory(t *testing.T) {
 	t.Parallel()
-	scenarios := []struct {
-		name string
-		run  func(t *testing.T, b *scenarioBed)
-	}{
+	scenarios := []scenario{
 		{"replay and review", replayAndReview},
 		{"history", historyScenario},
 		{"hint", hintScenario},
 		{"puzzle", puzzleScenario},
 		{"refusals", historyRefusals},
 	}
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			for i, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					// The scenarios click at machine speed: no rate limit.
-					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(31, uint64(i))), RateBurst: -1})
-					sc.run(t, b)
-					b.noFailures()
-				})
-			}
-		})
-	}
+	// The scenarios click at machine speed: no rate limit.
+	runScenarios(t, 31, bot.Options{RateBurst: -1}, nil, scenarios)
 }
 
 // swingGame plays a 3x3 game between alice (X) and bob (O) in which bob

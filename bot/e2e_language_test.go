@@ -79,10 +79,7 @@ func (e *e2e) wantReplyIn(r fakediscord.Response, loc discordgo.Locale, key stri
 func TestE2ELanguage(t *testing.T) {
 	t.Parallel()
 	pt := discordgo.PortugueseBR
-	scenarios := []struct {
-		name string
-		run  func(t *testing.T, b *scenarioBed)
-	}{
+	scenarios := []scenario{
 		{"boards public, refusals private", func(t *testing.T, b *scenarioBed) {
 			set(b, bot.SettingLanguage, "pt-BR")
 			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
@@ -153,21 +150,7 @@ func TestE2ELanguage(t *testing.T) {
 			b.noLiveCells(m)
 		}},
 	}
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			for i, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(43, uint64(i))), RateBurst: -1, ChallengeCooldown: -1,
-						DuelStep: 5 * time.Millisecond})
-					b.sweeper(time.Second)
-					sc.run(t, b)
-					b.noFailures()
-				})
-			}
-		})
-	}
+	runScenarios(t, 43, bot.Options{RateBurst: -1, ChallengeCooldown: -1, DuelStep: 5 * time.Millisecond}, func(b *scenarioBed) { b.sweeper(time.Second) }, scenarios)
 }
 
 // TestE2ELanguageSweeper: a challenge the sweeper expires, outside any

@@ -1,7 +1,6 @@
 package bot_test
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -17,27 +16,11 @@ import (
 // Redis, so a restarted bot keeps them.
 func TestE2EGameLimits(t *testing.T) {
 	t.Parallel()
-	scenarios := []struct {
-		name string
-		run  func(t *testing.T, b *scenarioBed)
-	}{
+	scenarios := []scenario{
 		{"channel games", channelGamesScenario},
 		{"user games", userGamesScenario},
 	}
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			for i, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(43, uint64(i))), RateBurst: -1, ChallengeCooldown: -1})
-					b.sweeper(time.Second)
-					sc.run(t, b)
-					b.noFailures()
-				})
-			}
-		})
-	}
+	runScenarios(t, 43, bot.Options{RateBurst: -1, ChallengeCooldown: -1}, func(b *scenarioBed) { b.sweeper(time.Second) }, scenarios)
 }
 
 // vsAIIn starts user's game against the easy AI, user first, in channel,

@@ -3,7 +3,6 @@ package bot_test
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -28,26 +27,11 @@ const modPerms = discordgo.PermissionManageGuild | fakediscord.DefaultPermission
 // what stays, and a second run that finds nothing more.
 func TestE2EPrivacy(t *testing.T) {
 	t.Parallel()
-	scenarios := []struct {
-		name string
-		run  func(t *testing.T, b *scenarioBed)
-	}{
+	scenarios := []scenario{
 		{"forget me", forgetMeScenario},
 		{"forget server", forgetServerScenario},
 	}
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			for i, sc := range scenarios {
-				t.Run(sc.name, func(t *testing.T) {
-					t.Parallel()
-					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(41, uint64(i)))})
-					sc.run(t, b)
-					b.noFailures()
-				})
-			}
-		})
-	}
+	runScenarios(t, 41, bot.Options{}, nil, scenarios)
 }
 
 func forgetMeScenario(t *testing.T, b *scenarioBed) {

@@ -97,10 +97,7 @@ func wantCommands(t *testing.T, e *e2e) {
 // stats and the corpus, and no interaction may fail.
 func TestE2EScenarios(t *testing.T) {
 	t.Parallel()
-	scenarios := []struct {
-		name string
-		run  func(t *testing.T, b *scenarioBed)
-	}{
+	scenarios := []scenario{
 		{"x wins", func(t *testing.T, b *scenarioBed) {
 			// X takes the left column while O plays the middle one.
 			msg, cur := startChallenge(b.e2e)
@@ -246,14 +243,34 @@ func TestE2EScenarios(t *testing.T) {
 			wantCounted(b.e2e, end, map[string]persistence.Tally{alice: {Wins: 1}, bob: {Losses: 1}})
 		}},
 	}
+	// The scenarios click at machine speed: no rate limit.
+	runScenarios(t, 21, bot.Options{RateBurst: -1}, nil, scenarios)
+}
+
+// scenario is one end-to-end scenario, run over both transports.
+type scenario struct {
+	name string
+	run  func(t *testing.T, b *scenarioBed)
+}
+
+// runScenarios runs each scenario over both transports, all in parallel,
+// each on a bot of its own started with opts (its Rand seeded from seed
+// and the scenario's number) and prepared by setup (nil for nothing),
+// and checks that no interaction failed.
+func runScenarios(t *testing.T, seed uint64, opts bot.Options, setup func(*scenarioBed), scenarios []scenario) {
+	t.Helper()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			for i, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
 					t.Parallel()
-					// The scenarios click at machine speed: no rate limit.
-					b := tr.start(t, bot.Options{Rand: rand.New(rand.NewPCG(21, uint64(i))), RateBurst: -1})
+					o := opts
+					o.Rand = rand.New(rand.NewPCG(seed, uint64(i)))
+					b := tr.start(t, o)
+					if setup != nil {
+						setup(b)
+					}
 					sc.run(t, b)
 					b.noFailures()
 				})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -44,6 +45,9 @@ func (b *Bot) clickForgetMe(ctx context.Context, c *call, id CustomID) error {
 	if id.Game != forgetMeRef(c.user) {
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-me confirmation for %q", id.Game)}
 	}
+	if err := b.throttleForget(ctx, "forget-me:"+c.user); err != nil {
+		return err
+	}
 	if err := b.startForgetting(ctx, c); err != nil {
 		return err
 	}
@@ -78,6 +82,9 @@ func (b *Bot) clickForgetServer(ctx context.Context, c *call, id CustomID) error
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-server confirmation for %q in guild %q", id.Game, c.i.GuildID)}
 	case !b.moderator(ctx, c):
 		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, guild)}
+	}
+	if err := b.throttleForget(ctx, "forget-server:"+guild); err != nil {
+		return err
 	}
 	if err := b.startForgetting(ctx, c); err != nil {
 		return err
@@ -141,4 +148,25 @@ func forgetAttrs(r persistence.ForgetReport) []any {
 	return []any{"stats", r.Stats, "puzzle_stats", r.PuzzleStats, "leaderboards", r.Leaderboards, "puzzles", r.Puzzles,
 		"history", r.History, "archives", r.Archives, "reviews", r.Reviews, "games", r.Games, "ended", len(r.Ended),
 		"settings", r.Settings, "audit", r.Audit}
+}
+
+// forgetEvery is the least time between two runs of forget-me for one
+// user, or of forget-server for one server: each run reads the whole
+// store, so it must not be repeatable at will.
+const forgetEvery = 2 * time.Minute
+
+// KeyForgetWait refuses a forget that ran moments ago.
+const KeyForgetWait = "error.forget_wait"
+
+// throttleForget lets the named forget run at most once every
+// forgetEvery, across replicas.
+func (b *Bot) throttleForget(ctx context.Context, name string) error {
+	ok, until, err := b.store.Throttle(ctx, name, forgetEvery, b.now())
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return userErr(KeyForgetWait, "when", timestamp((until.UnixMilli()+999)/1000))
+	}
+	return nil
 }

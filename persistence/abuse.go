@@ -312,3 +312,23 @@ func (s *Store) Allow(ctx context.Context, bucket string, capacity int, perSecon
 	}
 	return res[0] == 1, time.Duration(res[1]) * time.Microsecond, nil
 }
+
+// Throttle lets an expensive action named name (a user's or a server's)
+// run at most once every d: the first call in a window of d claims it
+// (ok true, until its end), later ones are refused with the end of the
+// window. It shares the cooldowns' atomic script, so replicas agree. A d
+// of zero or less never refuses and stores nothing.
+func (s *Store) Throttle(ctx context.Context, name string, d time.Duration, now time.Time) (ok bool, until time.Time, err error) {
+	if d <= 0 {
+		return true, now, nil
+	}
+	end := now.Add(d).UnixMilli()
+	res, err := cooldownScript.Run(ctx, s.rdb, []string{s.keys.throttle(name)}, now.UnixMilli(), end, max(d.Milliseconds(), 1)).Int64()
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("persistence: throttle %s: %w", name, err)
+	}
+	if res != 0 {
+		return false, time.UnixMilli(res), nil
+	}
+	return true, time.UnixMilli(end), nil
+}

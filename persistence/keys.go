@@ -263,3 +263,7 @@ func (k keys) channelLive(channel string) string { return k.prefix + ":" + tag(c
 func (k keys) userLive(guild, user string) string {
 	return k.prefix + ":live:" + ratingScope(guild) + ":" + user
 }
+
+// throttle marks the window in which an expensive action named name (a
+// user's or a server's forget) may not run again; it expires with it.
+func (k keys) throttle(name string) string { return k.prefix + ":throttle:" + tag(name) }

@@ -162,3 +162,26 @@ func TestChallengeExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestThrottle: an action runs at most once in its window, across Stores.
+func TestThrottle(t *testing.T) {
+	e := newCorpusEnv(t, persistence.Options{})
+	ctx := corpusCtx(t)
+	now := e.clk.Now()
+	ok, until, err := e.store.Throttle(ctx, "forget-me:1", time.Minute, now)
+	if err != nil || !ok || !until.Equal(now.Add(time.Minute).Truncate(time.Millisecond)) {
+		t.Fatalf("first: %v %v %v", ok, until, err)
+	}
+	if ok, until2, err := e.another(t).Throttle(ctx, "forget-me:1", time.Minute, now.Add(30*time.Second)); err != nil || ok || !until2.Equal(until) {
+		t.Fatalf("within the window, from another Store: %v %v %v, want refused until %v", ok, until2, err, until)
+	}
+	if ok, _, err := e.store.Throttle(ctx, "forget-me:2", time.Minute, now); err != nil || !ok {
+		t.Fatalf("another name: %v %v", ok, err)
+	}
+	if ok, _, err := e.store.Throttle(ctx, "forget-me:1", time.Minute, now.Add(61*time.Second)); err != nil || !ok {
+		t.Fatalf("after the window: %v %v", ok, err)
+	}
+	if ok, _, err := e.store.Throttle(ctx, "x", 0, now); err != nil || !ok {
+		t.Fatalf("no window: %v %v", ok, err)
+	}
+}

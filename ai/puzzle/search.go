@@ -174,13 +174,8 @@ func (m *mate) canWin(q game.Position, n int) bool {
 		return false
 	}
 	k, _ := q.Canonical()
-	if b, ok := m.memo[k]; ok {
-		if b.win != 0 && n >= int(b.win) {
-			return true
-		}
-		if n <= int(b.fail) {
-			return false
-		}
+	if won, known := m.recall(k, n); known {
+		return won
 	}
 	moves := q.Moves()
 	if m.kInARow {
@@ -208,6 +203,21 @@ func (m *mate) canWin(q game.Position, n int) bool {
 	return won
 }
 
+// recall answers from the memo whether the attacker wins from the
+// position keyed k within n plies, when a bound stored there settles it.
+func (m *mate) recall(k game.Key, n int) (won, known bool) {
+	b, ok := m.memo[k]
+	switch {
+	case !ok:
+		return false, false
+	case b.win != 0 && n >= int(b.win):
+		return true, true
+	case n <= int(b.fail):
+		return false, true
+	}
+	return false, false
+}
+
 // forced reports whether the attacker, having just moved to q, wins within
 // n more plies whatever the defender, now to move, does. It answers false
 // once the search must stop.
@@ -222,13 +232,8 @@ func (m *mate) forced(q game.Position, n int) bool {
 		return false
 	}
 	k, _ := q.Canonical()
-	if b, ok := m.memo[k]; ok {
-		if b.win != 0 && n >= int(b.win) {
-			return true
-		}
-		if n <= int(b.fail) {
-			return false
-		}
+	if won, known := m.recall(k, n); known {
+		return won
 	}
 	moves := q.Moves()
 	if m.kInARow && n >= 2 {

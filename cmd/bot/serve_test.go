@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
@@ -363,6 +364,20 @@ func waitLog(t *testing.T, wctx context.Context, logs *logBuffer, done <-chan er
 	}
 }
 
+// tokenOnlyAppID is the application of tokenOnlyDeployment's fake
+// Discord; its token's first segment names another ID.
+const tokenOnlyAppID = "222222222222222222"
+
+// tokenOnlyDeployment is a fake Discord whose token does not name its
+// application, a redis-server and the config of a deployment that sets
+// DISCORD_TOKEN alone (plus where Discord and Redis are).
+func tokenOnlyDeployment(t *testing.T) (*fakediscord.Server, *redis.Client, serveConfig) {
+	t.Helper()
+	fake := fakediscord.New(t, fakediscord.Options{Token: tokenFor("111111111111111111"), AppID: tokenOnlyAppID})
+	rsrv := redistest.Start(t)
+	return fake, redistest.Client(t, rsrv), tokenOnlyEnv(t, fake, rsrv.Addr())
+}
+
 // tokenOnlyEnv is the environment of a deployment that sets DISCORD_TOKEN
 // alone, plus where Discord and Redis are.
 func tokenOnlyEnv(t *testing.T, fake *fakediscord.Server, redisAddr string, more ...string) serveConfig {
@@ -431,11 +446,7 @@ func clickCell(t *testing.T, ctx context.Context, fake *fakediscord.Server, sign
 // process on the same Redis then generates nothing, logs the same keys
 // and plays on the first one's board.
 func TestServeTokenOnly(t *testing.T) {
-	const appID = "222222222222222222"
-	fake := fakediscord.New(t, fakediscord.Options{Token: tokenFor("111111111111111111"), AppID: appID})
-	rsrv := redistest.Start(t)
-	rdb := redistest.Client(t, rsrv)
-	cfg := tokenOnlyEnv(t, fake, rsrv.Addr())
+	fake, rdb, cfg := tokenOnlyDeployment(t)
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
 
@@ -445,10 +456,10 @@ func TestServeTokenOnly(t *testing.T) {
 	doneA := startServe(ctxA, cfg, &logsA, backoff{})
 	waitLog(t, wctx, &logsA, doneA, `msg="serve: ready"`, 1)
 	cmds := fake.Commands("")
-	if len(cmds) == 0 || cmds[0].ApplicationID != appID {
-		t.Fatalf("global commands %+v, want them registered for application %s", cmds, appID)
+	if len(cmds) == 0 || cmds[0].ApplicationID != tokenOnlyAppID {
+		t.Fatalf("global commands %+v, want them registered for application %s", cmds, tokenOnlyAppID)
 	}
-	invite := "https://discord.com/oauth2/authorize?client_id=" + appID + "&scope=bot+applications.commands&permissions=2147601408"
+	invite := "https://discord.com/oauth2/authorize?client_id=" + tokenOnlyAppID + "&scope=bot+applications.commands&permissions=2147601408"
 	if !strings.Contains(logsA.String(), invite) {
 		t.Errorf("logs lack the invite link %s:\n%s", invite, logsA.String())
 	}
@@ -668,11 +679,7 @@ func TestServeGatewayRejected(t *testing.T) {
 // forgets that server's data; the same event marked unavailable (an
 // outage) forgets nothing.
 func TestServeGuildDelete(t *testing.T) {
-	const appID = "222222222222222222"
-	fake := fakediscord.New(t, fakediscord.Options{Token: tokenFor("111111111111111111"), AppID: appID})
-	rsrv := redistest.Start(t)
-	rdb := redistest.Client(t, rsrv)
-	cfg := tokenOnlyEnv(t, fake, rsrv.Addr())
+	fake, rdb, cfg := tokenOnlyDeployment(t)
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
 	var logs logBuffer

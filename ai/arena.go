@@ -71,6 +71,10 @@ type ArenaConfig struct {
 	// Now is the clock used to time moves; nil means time.Now. It must be
 	// safe for concurrent use.
 	Now func() time.Time
+	// Pause, if set, is called by each worker before each game; it may
+	// block, to give the CPU to more urgent work, and an error from it
+	// ends the match with that error.
+	Pause func(ctx context.Context) error
 }
 
 // SideStats is the thinking time one side used over a match.
@@ -186,6 +190,12 @@ func Arena(ctx context.Context, cfg ArenaConfig) (ArenaResult, error) {
 			t := &tallies[w]
 			var kept [2]Player // this worker's reseedable players, X and O
 			for {
+				if cfg.Pause != nil {
+					if err := cfg.Pause(inner); err != nil {
+						cancel(err)
+						return
+					}
+				}
 				i := int(next.Add(1) - 1)
 				if i >= cfg.Games || inner.Err() != nil {
 					return

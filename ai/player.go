@@ -46,6 +46,11 @@ type Options struct {
 	// Exploration is the UCT exploration constant; 0 means the default
 	// (sqrt 2, for rewards in [0, 1]).
 	Exploration float64
+	// Load, from 0 to 1, asks the level to think less because the machine
+	// is busy: 0 is the full budget, 1 the level's floor. Each level gives
+	// up only what its floor allows (see FloorOf); levels without a
+	// budget ignore it.
+	Load float64
 }
 
 // rng returns the random source the options ask for.
@@ -67,6 +72,8 @@ func (o Options) check() error {
 		return fmt.Errorf("%w: iterations %d; they must be 0 (the level's default) or more", ErrBadOption, o.Iterations)
 	case o.Exploration < 0:
 		return fmt.Errorf("%w: exploration %g; it must be 0 (the default, sqrt 2) or more", ErrBadOption, o.Exploration)
+	case !(o.Load >= 0 && o.Load <= 1):
+		return fmt.Errorf("%w: load %g; it must be from 0 (full budget) to 1 (the level's floor)", ErrBadOption, o.Load)
 	}
 	return nil
 }

@@ -144,6 +144,9 @@ func (b *Bot) rematch(ctx context.Context, c *call, id CustomID) error {
 	swapped := [2]persistence.Seat{s.Players[1], s.Players[0]}
 	other := s.Seat(side.Other())
 	if other.IsAI() {
+		if err := b.admitGame(c, "game", s.Rules, other); err != nil {
+			return err
+		}
 		ai := other.AI
 		ai.Seed = b.seed()
 		swapped[seatIndex(side)] = persistence.Seat{AI: ai}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -28,8 +28,10 @@ const (
 	// the first response to an interaction: well inside Discord's 3 second
 	// acknowledgement window, leaving room for Redis and the network.
 	DefaultMoveTimeout = 1500 * time.Millisecond
-	// DefaultHandlerTimeout bounds everything done for one interaction.
-	DefaultHandlerTimeout = 30 * time.Second
+	// DefaultHandlerTimeout bounds everything done for one interaction,
+	// waiting in the AI queue included (the answer is given first, so a
+	// long wait is an edit that comes late, never a failed interaction).
+	DefaultHandlerTimeout = 2 * time.Minute
 	// maxLongMove bounds the thinking time of an AI whose budget exceeds
 	// the move timeout (it thinks after the first response is sent).
 	maxLongMove = MaxTimeMS*time.Millisecond + time.Second
@@ -111,6 +113,13 @@ type Options struct {
 	// DefaultRatePerSecond, either negative for no limit.
 	RateBurst     int
 	RatePerSecond float64
+	// Pool is the AI work queue: AI moves on boards larger than 3x3
+	// (other than the cheap levels), reviews, hints, puzzle draws and
+	// duels wait for one of its workers, fairly across servers and
+	// users, and new such work is refused while it is too long. Default
+	// a sched.New(sched.Options{}) of the Bot's own; share one between
+	// the Bot and the retrain job so training yields to players.
+	Pool *sched.Pool
 }
 
 // ErrConfig reports a Bot built without a required dependency.
@@ -140,8 +149,8 @@ type Bot struct {
 	// reviewers keeps review.Reviewers (each holds a solver table of up
 	// to 6 MB) between reviews; one serves one review at a time.
 	reviewers sync.Pool
-	// reviewSlots bounds the reviews computed at once: one per core.
-	reviewSlots chan struct{}
+	// pool is the AI work queue (see aiwork.go).
+	pool *sched.Pool
 	// abuse are the challenge and rate limits (see abuse.go).
 	abuse abuseLimits
 	// settingsCache keeps servers' settings briefly (see settings).
@@ -183,7 +192,11 @@ func New(d Deps, o Options) (*Bot, error) {
 	// Reviews are deterministic: every Reviewer has the default options,
 	// as bot review uses.
 	b.reviewers.New = func() any { return review.New(review.Options{}) }
-	b.reviewSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+	b.pool = o.Pool
+	if b.pool == nil {
+		b.pool = sched.New(sched.Options{})
+	}
+	o.Metrics.watchPool(b.pool)
 	return b, nil
 }
 

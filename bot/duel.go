@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -39,6 +40,9 @@ func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
 		if err := b.checkNetwork(c.loc, level, r.Rules); err != nil {
 			return err
 		}
+	}
+	if err := b.admitGame(c, "duel", r.Rules.String(), persistence.Seat{AI: x}, persistence.Seat{AI: o}); err != nil {
+		return err
 	}
 	if !r.SeedSet {
 		x.Seed, o.Seed = b.seed(), b.seed()
@@ -124,7 +128,7 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 		case <-t.C:
 		}
 		t.Reset(b.lc.duelStep)
-		if s, err = b.aiMove(ctx, s, seat, b.moveTimeout); err != nil {
+		if s, err = b.duelMove(ctx, s, seat); err != nil {
 			return err
 		}
 		var ratings []RatingChange
@@ -137,6 +141,26 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 			return err
 		}
 	}
+}
+
+// duelMove plays the next move of a duel: a heavy AI's on a worker of
+// the AI queue (class Batch, so players' replies go first), under the
+// queue's load.
+func (b *Bot) duelMove(ctx context.Context, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
+	if !b.heavy(seat.AI, s.Rules) {
+		return b.aiMove(ctx, s, seat, b.moveTimeout, 0)
+	}
+	job := sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}
+	err := b.work(ctx, job, func(ctx context.Context, st sched.Start) error {
+		load := loadOf(st)
+		if load > 0 {
+			b.metrics.shrink(seat.AI.Level)
+		}
+		var err error
+		s, err = b.aiMove(ctx, s, seat, b.moveTimeout, load)
+		return err
+	})
+	return s, err
 }
 
 // isDuel reports whether two AIs play s.

@@ -9,6 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -219,6 +220,9 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 		return err
 	}
 	comp := r.AI
+	if err := b.admitGame(c, "game", r.Rules.String(), persistence.Seat{AI: comp}); err != nil {
+		return err
+	}
 	if !r.SeedSet {
 		comp.Seed = b.seed()
 	}
@@ -375,36 +379,75 @@ func (b *Bot) leaderboard(ctx context.Context, c *call, r LeaderboardRequest) er
 }
 
 // continueGame lets the AI reply if it is to move, records the game if it
-// is over, and shows the board with a first response of type typ. An AI
-// that may think longer than the move timeout moves after the board is
-// shown (its buttons disabled meanwhile), and the board is then edited.
+// is over, and shows the board with a first response of type typ.
+//
+// A cheap AI replies at once. A heavy one (see heavy) waits for a worker
+// of the AI queue, and when the wait is longer than aiPatience, or its
+// budget longer than the move timeout, the user is answered first (the
+// board with their move, the AI thinking and the cells disabled) and the
+// board is edited once the AI has moved: the first answer never waits for
+// a search. The longer the queue, the smaller the budget (loadOf), within
+// each level's floor.
 func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType) error {
 	seat, ok, err := aiToMove(s)
 	if err != nil {
 		return err
 	}
-	if ok && seat.AI.Budget > b.moveTimeout {
+	if !ok {
+		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
+	}
+	if !b.heavy(seat.AI, s.Rules) {
+		if s, err = b.aiMove(ctx, s, seat, b.moveTimeout, 0); err != nil {
+			return err
+		}
+		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
+	}
+	timeout := b.moveTimeout
+	answered := false
+	var answerErr error
+	answerFirst := func() {
 		// The board is recorded only after the AI's move: recording it
 		// now would change the version the move is played on.
-		if _, err := b.respondBoard(ctx, c, s, typ, nil); err != nil {
-			return err
-		}
-		if s, err = b.aiMove(ctx, s, seat, min(seat.AI.Budget+time.Second/2, maxLongMove)); err != nil {
-			return err
-		}
-		data, err := b.render.Board(c.pub, s, b.finish(ctx, c, s))
-		if err != nil {
-			return err
-		}
-		b.track(ctx, c, s, typ, data) // before the user sees a board to click
-		return b.editOriginal(ctx, c, data)
+		_, answerErr = b.respondBoard(ctx, c, s, typ, nil)
+		answered = true
 	}
-	if ok {
-		if s, err = b.aiMove(ctx, s, seat, b.moveTimeout); err != nil {
-			return err
+	if seat.AI.Budget > b.moveTimeout {
+		timeout = min(seat.AI.Budget+time.Second/2, maxLongMove)
+		if answerFirst(); answerErr != nil {
+			return answerErr
 		}
 	}
-	return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
+	job := jobOf(c, sched.Interactive)
+	job.Patience, job.Waiting = aiPatience, func() {
+		if !answered {
+			answerFirst()
+		}
+	}
+	err = b.work(ctx, job, func(ctx context.Context, st sched.Start) error {
+		load := loadOf(st)
+		if load > 0 {
+			b.metrics.shrink(seat.AI.Level)
+		}
+		var err error
+		s, err = b.aiMove(ctx, s, seat, timeout, load)
+		return err
+	})
+	switch {
+	case err != nil:
+		return err
+	case answerErr != nil:
+		// The user could not be answered, but the AI has moved: the game
+		// goes on from the next board anyone sees.
+		return answerErr
+	case !answered:
+		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
+	}
+	data, err := b.render.Board(c.pub, s, b.finish(ctx, c, s))
+	if err != nil {
+		return err
+	}
+	b.track(ctx, c, s, typ, data) // before the user sees a board to click
+	return b.editOriginal(ctx, c, data)
 }
 
 // showBoard renders s with the rating changes (of a finished game) and
@@ -448,20 +491,21 @@ func aiToMove(s *persistence.Session) (persistence.Seat, bool, error) {
 	return seat, seat.IsAI(), nil
 }
 
-// aiMove asks the AI of seat for its move within timeout and plays it. The
+// aiMove asks the AI of seat for its move within timeout, thinking under
+// load (ai.Options.Load, 0 for the full budget), and plays it. The
 // player is built for this move alone (players hold up to tens of MiB of
 // search state) with a seed derived from the game's seed and the move
 // number, so a game replays exactly. An AI that finds no move in time
 // (a level that ignores its deadline would be a bug) falls back to a
 // random legal move, so the game never stalls.
-func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration) (*persistence.Session, error) {
+func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration, load float64) (*persistence.Session, error) {
 	pos, err := s.Position()
 	if err != nil {
 		return nil, err
 	}
 	opts := ai.Options{
 		Seed: seat.AI.Seed + uint64(len(s.Moves)), Depth: seat.AI.Depth, Iterations: seat.AI.Iterations,
-		Budget: seat.AI.Budget, Exploration: seat.AI.Exploration,
+		Budget: seat.AI.Budget, Exploration: seat.AI.Exploration, Load: load,
 	}
 	p, err := b.levels.New(seat.AI.Level, opts)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -60,12 +61,26 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	if pos.ToMove() != side {
 		return userErr(KeyHintWait)
 	}
-	// A solve can take a second on 5x5: answer at once, privately, and
-	// edit the hint in.
+	solve := func(ctx context.Context) (hintResult, error) { return bestMoves(ctx, pos) }
+	if pos.Rules().Size() > smallBoard {
+		// A solve can take a second on 5x5: it waits for a worker of the
+		// AI queue, and is refused when the queue is too long.
+		if err := b.admit(c, sched.Batch, "hint"); err != nil {
+			return err
+		}
+		solve = func(ctx context.Context) (h hintResult, err error) {
+			err = b.work(ctx, jobOf(c, sched.Batch), func(ctx context.Context, _ sched.Start) error {
+				h, err = bestMoves(ctx, pos)
+				return err
+			})
+			return h, err
+		}
+	}
+	// Answer at once, privately, and edit the hint in.
 	if err := b.respond(ctx, c, respDeferred, &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}); err != nil {
 		return err
 	}
-	h, err := bestMoves(ctx, pos)
+	h, err := solve(ctx)
 	if err == nil {
 		// Mark first: a hint shown must never go unrecorded.
 		_, err = b.store.MarkAssisted(ctx, gid, side)

@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -220,12 +221,17 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 	if err != nil {
 		return err
 	}
+	rv := b.cachedReview(ctx, g)
+	if rv == nil {
+		if err := b.admit(c, sched.Batch, "review"); err != nil {
+			return err
+		}
+	}
 	if err := b.respond(ctx, c, respDeferred, nil); err != nil {
 		return err
 	}
-	rv := b.cachedReview(ctx, g)
 	if rv == nil {
-		if rv, err = b.computeReview(ctx, g); err != nil {
+		if rv, err = b.computeReview(ctx, c, g); err != nil {
 			return err // the deferral's message says so
 		}
 		raw, err := json.Marshal(storedReview{V: storedReviewVersion, Moves: rv.Moves, Values: rv.Values, Exact: rv.Exact,
@@ -252,25 +258,28 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 	return nil
 }
 
-// computeReview reviews g with the solver (estimates where it runs out),
-// waiting for one of the review slots: at most one review per core runs
-// at a time, however many are asked for.
-func (b *Bot) computeReview(ctx context.Context, g *persistence.ArchivedGame) (*review.Review, error) {
+// computeReview reviews g with the solver (estimates where it runs out)
+// on a worker of the AI queue, as Batch work: players' AI replies go
+// first, and at most one review per worker runs at a time.
+func (b *Bot) computeReview(ctx context.Context, c *call, g *persistence.ArchivedGame) (*review.Review, error) {
 	rec, err := recordOf(g)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
-	select {
-	case b.reviewSlots <- struct{}{}:
-		defer func() { <-b.reviewSlots }()
-	case <-ctx.Done():
-		return nil, fmt.Errorf("bot: waiting to review %s: %w", g.ID, ctx.Err())
+	var rv *review.Review
+	err = b.work(ctx, jobOf(c, sched.Batch), func(ctx context.Context, _ sched.Start) error {
+		r := b.reviewers.Get().(*review.Reviewer)
+		defer b.reviewers.Put(r)
+		var err error
+		rv, err = r.Review(ctx, rec.Start, rec.Moves)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bot: review of %s: %w", g.ID, err)
 	}
-	r := b.reviewers.Get().(*review.Reviewer)
-	defer b.reviewers.Put(r)
-	return r.Review(ctx, rec.Start, rec.Moves)
+	return rv, nil
 }
 
 // seedOf derives a stable seed from a string: the AI seat of a puzzle

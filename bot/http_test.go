@@ -90,7 +90,10 @@ func (e *e2e) startHTTPProc(k int, opts bot.Options, eo bot.EndpointOptions) (*h
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
-	p := &httpProc{metrics: bot.NewMetrics(bot.NewRegistry())}
+	p := &httpProc{metrics: opts.Metrics}
+	if p.metrics == nil {
+		p.metrics = bot.NewMetrics(bot.NewRegistry())
+	}
 	opts.Metrics = p.metrics
 	levels := ai.NewRegistry()
 	p.metrics.InstrumentLevels(levels, time.Now)

@@ -2,10 +2,14 @@ package bot
 
 import (
 	"context"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 )
 
@@ -36,6 +40,12 @@ type Metrics struct {
 	aiMove       *Histogram
 	redisErrors  *Counter
 	activeGames  *Gauge
+	queueWait    *Histogram
+	shrunk       *Counter
+	shedTotal    *Counter
+	// pool is the AI queue the gauges read (watchPool); nil until a Bot
+	// is built.
+	pool atomic.Pointer[sched.Pool]
 }
 
 // NewMetrics registers the bot's metrics in reg:
@@ -48,7 +58,47 @@ type Metrics struct {
 //	ttt_ai_move_seconds{level}                    AI thinking time per move
 //	ttt_redis_errors_total{command}               failed Redis commands
 //	ttt_active_games                              live games, all processes
+//	ttt_ai_queue_wait_seconds{class}              time AI work waited for a worker
+//	ttt_ai_budget_shrunk_total{level}             AI moves made on a shrunk budget
+//	ttt_ai_shed_total{kind}                       heavy work refused as busy
+//	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
+//	ttt_ai_queue_length{class}                    AI work waiting
+//	go_goroutines, go_memstats_heap_inuse_bytes   the process
 func NewMetrics(reg *Registry) *Metrics {
+	m := newMetrics(reg)
+	stat := func(f func(sched.Stats) float64) func() float64 {
+		return func() float64 {
+			p := m.pool.Load()
+			if p == nil {
+				return 0
+			}
+			return f(p.Stats())
+		}
+	}
+	reg.GaugeFunc("ttt_ai_workers", "Workers of the AI queue.", stat(func(s sched.Stats) float64 { return float64(s.Workers) }))
+	reg.GaugeFunc("ttt_ai_workers_busy", "Workers of the AI queue running a job now.", stat(func(s sched.Stats) float64 { return float64(s.Running) }))
+	reg.GaugeFunc("ttt_ai_queue_length", "AI work waiting for a worker, all classes.", stat(func(s sched.Stats) float64 { return float64(s.Waiting()) }))
+	reg.GaugeFunc("ttt_ai_queue_reserved", "New heavy games admitted whose first AI move is not queued yet.", stat(func(s sched.Stats) float64 { return float64(s.Reserved) }))
+	reg.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
+	reg.GaugeFunc("go_memstats_heap_inuse_bytes", "Bytes in in-use heap spans.", heapInUse)
+	return m
+}
+
+// heapInUse reads the heap's in-use bytes without stopping the world.
+func heapInUse() float64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	metrics.Read(s)
+	var n float64
+	for _, v := range s {
+		if v.Value.Kind() == metrics.KindUint64 {
+			n += float64(v.Value.Uint64())
+		}
+	}
+	return n
+}
+
+// newMetrics registers the metrics that are not functions.
+func newMetrics(reg *Registry) *Metrics {
 	return &Metrics{
 		reg: reg,
 		interactions: reg.Counter("ttt_interactions_total",
@@ -67,7 +117,45 @@ func NewMetrics(reg *Registry) *Metrics {
 			"Redis commands that failed (not counting a missing key), by command.", "command"),
 		activeGames: reg.Gauge("ttt_active_games",
 			"Live games (open challenges and games in progress) in the shared Redis, as last counted."),
+		queueWait: reg.Histogram("ttt_ai_queue_wait_seconds", "Time AI work waited for a worker of the AI queue, by class.",
+			latencyBuckets(), "class"),
+		shrunk: reg.Counter("ttt_ai_budget_shrunk_total",
+			"AI moves made on a budget shrunk because the AI queue was long, by level.", "level"),
+		shedTotal: reg.Counter("ttt_ai_shed_total",
+			"Heavy work refused with a busy answer because the AI queue was long, by kind (game, review, hint, puzzle, duel).", "kind"),
 	}
+}
+
+// watchPool makes the AI queue gauges read p.
+func (m *Metrics) watchPool(p *sched.Pool) {
+	if m == nil {
+		return
+	}
+	m.pool.Store(p)
+}
+
+// queued records how long AI work of class waited for a worker.
+func (m *Metrics) queued(class sched.Class, waited time.Duration) {
+	if m == nil {
+		return
+	}
+	m.queueWait.Observe(waited.Seconds(), class.String())
+}
+
+// shrink counts an AI move of level made on a shrunk budget.
+func (m *Metrics) shrink(level string) {
+	if m == nil {
+		return
+	}
+	m.shrunk.Inc(level)
+}
+
+// shed counts heavy work of kind refused as busy.
+func (m *Metrics) shed(kind string) {
+	if m == nil {
+		return
+	}
+	m.shedTotal.Inc(kind)
 }
 
 // Registry returns the Registry the metrics live in.

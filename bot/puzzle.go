@@ -8,6 +8,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -47,6 +48,9 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
 	}
 	day := b.now().UTC().Format(dayFormat)
 	key := r.Rules.String()
+	if err := b.admitGame(c, "puzzle", key, persistence.Seat{AI: persistence.AI{Level: puzzleLevel}}); err != nil {
+		return err
+	}
 	deferred := false
 	posText, err := b.store.DailyPuzzle(ctx, c.i.GuildID, day, key, func() (string, error) {
 		// The first request of the day draws the puzzle, which can take
@@ -58,7 +62,12 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
 		deferred = true
 		gctx, cancel := context.WithTimeout(ctx, puzzleTimeout)
 		defer cancel()
-		p, err := b.makePuzzle(gctx, c.i.GuildID, day, r.Rules)
+		var p puzzle.Puzzle
+		err := b.work(gctx, sched.Job{Class: sched.Batch, Group: c.i.GuildID, User: "puzzle:" + c.i.GuildID},
+			func(ctx context.Context, _ sched.Start) (err error) {
+				p, err = b.makePuzzle(ctx, c.i.GuildID, day, r.Rules)
+				return err
+			})
 		if err != nil {
 			return "", err
 		}

@@ -133,7 +133,7 @@ func evaluate(ctx context.Context, n *nn.Net, cfg Config, opponents []string, be
 	for i, name := range opponents {
 		m := Match{Opponent: name}
 		for side := range 2 {
-			ac := ai.ArenaConfig{Rules: cfg.Rules, X: neural, O: factories[i], Games: cfg.EvalGames, Seed: mix64(seed + uint64(2*i+side)), Workers: cfg.Workers}
+			ac := ai.ArenaConfig{Rules: cfg.Rules, X: neural, O: factories[i], Games: cfg.EvalGames, Seed: mix64(seed + uint64(2*i+side)), Workers: cfg.Workers, Pause: cfg.Pause}
 			if side == 1 {
 				ac.X, ac.O = factories[i], neural
 			}
@@ -200,7 +200,7 @@ func solveAll(ctx context.Context, ps []game.Position, workers int) (map[game.Ke
 	for i := range solvers {
 		solvers[i] = ai.NewSolver()
 	}
-	err := parallel(ctx, len(open), workers, func(ctx context.Context, w, i int) error {
+	err := parallel(ctx, len(open), workers, nil, func(ctx context.Context, w, i int) error {
 		a, err := solvers[w].Solve(ctx, open[i])
 		for _, c := range a.Best {
 			out[i] = out[i].With(c)

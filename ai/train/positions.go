@@ -136,7 +136,7 @@ func images(p game.Position) ([]game.Position, []game.Symmetry) {
 // worker's number) and calls tick from the calling goroutine as items
 // finish, with the count done so far. It stops at the first error, or when
 // ctx is done, and returns that error.
-func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, w, i int) error, tick func(done int)) error {
+func parallel(ctx context.Context, n, workers int, pause func(context.Context) error, f func(ctx context.Context, w, i int) error, tick func(done int)) error {
 	if n == 0 {
 		return ctx.Err()
 	}
@@ -149,6 +149,12 @@ func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, w
 	for w := range workers {
 		wg.Go(func() {
 			for {
+				if pause != nil {
+					if err := pause(ctx); err != nil {
+						cancel(err)
+						return
+					}
+				}
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {
 					return
@@ -239,7 +245,7 @@ func selfPlay(ctx context.Context, cfg Config, tc *targetCache, tick func(done i
 		searchers[i] = newSearcher()
 	}
 	base := subSeed(cfg.Seed, seedSelfPlay)
-	err := parallel(ctx, cfg.SelfPlay, cfg.Workers, func(ctx context.Context, w, i int) error {
+	err := parallel(ctx, cfg.SelfPlay, cfg.Workers, cfg.Pause, func(ctx context.Context, w, i int) error {
 		rng := rand.New(rand.NewPCG(base, uint64(i)))
 		x, o, iters := pairing(rng, cfg.Init != nil)
 		kinds := [2]policy{x, o}

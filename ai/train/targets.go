@@ -61,13 +61,13 @@ func (tc *targetCache) get(ctx context.Context, s *searcher, q game.Position) (*
 }
 
 // all returns the targets of the canonical positions ps, in order.
-func (tc *targetCache) all(ctx context.Context, ps []game.Position, workers int, tick func(done int)) ([]*target, error) {
+func (tc *targetCache) all(ctx context.Context, ps []game.Position, workers int, pause func(context.Context) error, tick func(done int)) ([]*target, error) {
 	out := make([]*target, len(ps))
 	searchers := make([]*searcher, workers)
 	for i := range searchers {
 		searchers[i] = newSearcher()
 	}
-	err := parallel(ctx, len(ps), workers, func(ctx context.Context, w, i int) error {
+	err := parallel(ctx, len(ps), workers, pause, func(ctx context.Context, w, i int) error {
 		t, err := tc.get(ctx, searchers[w], ps[i])
 		out[i] = t
 		return err

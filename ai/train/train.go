@@ -99,6 +99,12 @@ type Config struct {
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	// The result does not depend on it.
 	Workers int
+	// Pause, if set, is called by each worker before each unit of work
+	// (a self-play game, a position's targets, an evaluation game) and
+	// after each training epoch; it may block, to give the CPU to more
+	// urgent work (the bot's players), and an error from it stops the
+	// run. The result does not depend on it.
+	Pause func(ctx context.Context) error
 	// Init is an optional network to start from (the live model); nil
 	// means fresh weights drawn from Seed. Its moves also play some of the
 	// self-play games.
@@ -380,7 +386,7 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 
 	// Targets.
 	t0 = time.Now()
-	targets, err := tc.all(ctx, set.list, cfg.Workers, func(done int) {
+	targets, err := tc.all(ctx, set.list, cfg.Workers, cfg.Pause, func(done int) {
 		progress(Progress{Stage: StageTargets, Done: done, Total: len(set.list)})
 	})
 	if err != nil {
@@ -423,6 +429,9 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 		Workers:      cfg.Workers,
 		Progress: func(e nn.Epoch) {
 			progress(Progress{Stage: StageTraining, Done: e.N, Total: e.Of, Epoch: &e})
+			if cfg.Pause != nil {
+				_ = cfg.Pause(ctx) // a cancelled ctx ends the training at the next batch
+			}
 		},
 	})
 	if err != nil {

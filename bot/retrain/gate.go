@@ -95,13 +95,13 @@ func (r *run) play(ctx context.Context, me, opp ai.Factory, oppName string, game
 	opening := len(rules.Openings()) > 0
 	m := Match{Opponent: oppName}
 	nx, no := (games+1)/2, games/2
-	a, err := ai.Arena(ctx, ai.ArenaConfig{Rules: rules, X: me, O: opp, Games: nx, Seed: seed, Workers: r.job.Workers(), RandomOpening: opening})
+	a, err := ai.Arena(ctx, ai.ArenaConfig{Rules: rules, X: me, O: opp, Games: nx, Seed: seed, Workers: r.job.Workers(), RandomOpening: opening, Pause: r.pause})
 	if err != nil {
 		return m, fmt.Errorf("retrain: gate match against %s: %w", oppName, err)
 	}
 	m.AsX = Tally{Wins: a.XWins, Draws: a.Draws, Losses: a.OWins}
 	if no > 0 {
-		a, err = ai.Arena(ctx, ai.ArenaConfig{Rules: rules, X: opp, O: me, Games: no, Seed: seed, Workers: r.job.Workers(), RandomOpening: opening})
+		a, err = ai.Arena(ctx, ai.ArenaConfig{Rules: rules, X: opp, O: me, Games: no, Seed: seed, Workers: r.job.Workers(), RandomOpening: opening, Pause: r.pause})
 		if err != nil {
 			return m, fmt.Errorf("retrain: gate match against %s: %w", oppName, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -101,6 +102,12 @@ type Config struct {
 	Train train.Config
 	// Now is the clock of the report's times; nil means time.Now.
 	Now func() time.Time
+	// Pool, if set, is the bot's AI work queue: a run holds one of its
+	// workers as Background work and, between steps of the training and
+	// the gate's games, gives it back while players' AI moves, reviews
+	// or hints wait. Time spent paused counts towards TimeLimit. nil
+	// runs unscheduled.
+	Pool *sched.Pool
 	// Defaults returns the shipped weights of a rules key (weights.Load),
 	// used when the registry has no model; nil means none are shipped. An
 	// error wrapping fs.ErrNotExist means none for that key.
@@ -250,7 +257,18 @@ func (j *Job) Run(ctx context.Context, req Request, progress func(Progress)) (Re
 	var wg sync.WaitGroup
 	wg.Go(func() { j.keepLock(jctx, lock, stop, cancel) })
 
-	err = r.do(tctx)
+	if j.cfg.Pool == nil {
+		err = r.do(tctx)
+	} else {
+		job := sched.Job{Class: sched.Background, User: "retrain:" + r.rules}
+		var mu sync.Mutex // one training goroutine yields for all: the others wait here
+		r.pause = func(ctx context.Context) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return j.cfg.Pool.Yield(ctx, job)
+		}
+		err = j.cfg.Pool.Do(tctx, job, func(ctx context.Context, _ sched.Start) error { return r.do(ctx) })
+	}
 
 	close(stop)
 	wg.Wait()

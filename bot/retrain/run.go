@@ -27,6 +27,10 @@ type run struct {
 	lock     persistence.Lock
 	progress func(Progress)
 	rep      Report
+	// pause gives the run's worker of the AI queue to players' work while
+	// any waits (nil without a queue); the training calls it between
+	// steps, from every training goroutine.
+	pause func(context.Context) error
 }
 
 // stage reports progress.
@@ -63,6 +67,7 @@ func (r *run) do(ctx context.Context) error {
 	tc := j.cfg.Train
 	tc.Rules = r.req.Rules
 	tc.Workers = j.Workers()
+	tc.Pause = r.pause
 	if len(tc.Arch.Hidden) > 0 && tc.Arch.Rules == "" {
 		tc.Arch.Rules = r.rules
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/weights"
 )
@@ -39,6 +40,10 @@ const (
 
 // Defaults of serve's listeners.
 const defaultListenAddr = ":8080"
+
+// maxAIWorkers bounds AI_WORKERS: more workers than this many cores would
+// only share them.
+const maxAIWorkers = 1024
 
 // serveCommand is "bot serve": the Discord bot itself.
 func serveCommand() *command {
@@ -117,6 +122,10 @@ type serveConfig struct {
 	apiURL *url.URL
 	// retrain are the retrain job's settings (RETRAIN_*).
 	retrain retrainSettings
+	// aiWorkers (AI_WORKERS) and aiMaxWait (AI_MAX_WAIT) size the AI
+	// work queue; 0 means sched's defaults.
+	aiWorkers int
+	aiMaxWait time.Duration
 }
 
 // loadServeConfig reads serve's settings with getenv and checks them; the
@@ -153,6 +162,20 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		} else {
 			c.apiURL = u
 		}
+	}
+	if v := get("AI_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxAIWorkers {
+			problems = append(problems, fmt.Sprintf("AI_WORKERS %q is not a whole number from 1 to %d, or empty for one fewer than the cores", v, maxAIWorkers))
+		}
+		c.aiWorkers = n
+	}
+	if v := get("AI_MAX_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Millisecond {
+			problems = append(problems, fmt.Sprintf("AI_MAX_WAIT %q is not a duration of at least 100ms, like 5s", v))
+		}
+		c.aiMaxWait = d
 	}
 	if lv := get("LOG_LEVEL"); lv != "" {
 		if err := c.logLevel.UnmarshalText([]byte(lv)); err != nil {
@@ -305,7 +328,10 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		<-watching
 	}()
 	metrics.InstrumentLevels(d.levels, time.Now)
-	job := retrain.New(store, retrainConfig(cfg.retrain))
+	pool := sched.New(sched.Options{Workers: cfg.aiWorkers, MaxWait: cfg.aiMaxWait})
+	rcfg := retrainConfig(cfg.retrain)
+	rcfg.Pool = pool
+	job := retrain.New(store, rcfg)
 	cat, err := bot.NewCatalog()
 	if err != nil {
 		return err
@@ -319,7 +345,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		dc = bot.NewInlineDiscord(ses)
 	}
 	b, err := bot.New(bot.Deps{Discord: dc, Store: store, Levels: d.levels, Catalog: cat,
-		Signer: signer, Logger: log, AppID: cfg.appID, Models: models, Retrain: job}, bot.Options{Metrics: metrics})
+		Signer: signer, Logger: log, AppID: cfg.appID, Models: models, Retrain: job}, bot.Options{Metrics: metrics, Pool: pool})
 	if err != nil {
 		return err
 	}

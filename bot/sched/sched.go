@@ -1,0 +1,409 @@
+// Package sched is the admission control of the bot's CPU-heavy work: AI
+// searches, reviews, puzzle draws, AI duels and retraining run on a
+// bounded number of worker slots, sized to the cores, and a queue in front
+// of the slots is fair across servers and users.
+//
+// A Pool is a fair semaphore rather than a set of goroutines: Do waits for
+// a slot and then runs the work in the caller's goroutine, so the work
+// keeps its context, its stack and its panics. Cheap work (a human move, an
+// easy reply, rendering, Redis) never goes through a Pool, so it never
+// waits behind a search; with the default of one slot fewer than there are
+// cores, a core is always left for it.
+//
+// Order of service: the classes in order (Interactive before Batch before
+// Background); within a class, servers in turn, and within a server, users
+// in turn, each user's jobs first come first served. A user never has more
+// than one job running: their next one waits, whatever the free slots.
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Class is the priority of a job.
+type Class int
+
+// The classes, highest priority first.
+const (
+	// Interactive is an AI's reply in a game a person is waiting on.
+	Interactive Class = iota
+	// Batch is work a person asked for that takes a while anyway: a
+	// review, a hint, a puzzle draw, the next move of an AI duel.
+	Batch
+	// Background is work nobody waits on: retraining. It runs only when
+	// no job of a higher class is waiting, and gives its slot back at
+	// each Yield when one is.
+	Background
+	numClasses
+)
+
+// String names the class, as metrics label it.
+func (c Class) String() string {
+	switch c {
+	case Interactive:
+		return "interactive"
+	case Batch:
+		return "batch"
+	case Background:
+		return "background"
+	}
+	return fmt.Sprintf("class(%d)", int(c))
+}
+
+// Defaults of Options.
+const (
+	// DefaultMaxWait is the longest estimated wait at which Admit still
+	// lets new work in.
+	DefaultMaxWait = 5 * time.Second
+	// DefaultMaxQueuePerWorker bounds the jobs waiting, per slot, at
+	// which Admit refuses new work whatever the estimate.
+	DefaultMaxQueuePerWorker = 64
+	// initialService is the service time assumed before any job has
+	// finished: about one AI move on the largest board.
+	initialService = 300 * time.Millisecond
+)
+
+// ReservationTTL is how long an admitted user's reservation counts as a
+// job waiting when no job of theirs has been queued: about the time a
+// player takes for a first move.
+const ReservationTTL = 10 * time.Second
+
+// ErrBusy is Admit's refusal: the queue is too long for new work.
+var ErrBusy = errors.New("sched: busy")
+
+// ErrClosed is returned by Do after Close.
+var ErrClosed = errors.New("sched: pool closed")
+
+// Options are a Pool's optional settings; the zero value asks for the
+// defaults.
+type Options struct {
+	// Workers is the number of slots; default DefaultWorkers().
+	Workers int
+	// MaxWait is the estimated wait (jobs ahead times the mean service
+	// time, over the slots) past which Admit refuses; default
+	// DefaultMaxWait.
+	MaxWait time.Duration
+	// MaxQueue is the number of waiting jobs at which Admit refuses
+	// whatever the estimate; default DefaultMaxQueuePerWorker per slot.
+	MaxQueue int
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// DefaultWorkers is the default number of slots: one fewer than
+// GOMAXPROCS, and at least one, so that on a machine of two or more cores
+// one is always free to answer Discord.
+func DefaultWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// Job says who a piece of work is for.
+type Job struct {
+	Class Class
+	// Group is the server (or "" for direct messages); servers take turns.
+	Group string
+	// User is the fairness key: the person the work is for, or a key of
+	// its own for work nobody asked for (a duel, a retrain). One user has
+	// at most one job running.
+	User string
+	// Patience, if positive, is how long Do waits for a slot before it
+	// calls Waiting (once), for example to answer the user first and
+	// edit the answer later.
+	Patience time.Duration
+	Waiting  func()
+}
+
+// Start describes the moment a job got its slot.
+type Start struct {
+	// Waited is the time spent in the queue.
+	Waited time.Duration
+	// Pressure is the number of Interactive and Batch jobs still waiting
+	// when this one started, per slot: 0 on an idle pool.
+	Pressure float64
+}
+
+// Stats is a snapshot of a Pool.
+type Stats struct {
+	Workers, Running int
+	// Queued counts the waiting jobs by class.
+	Queued [numClasses]int
+	// Reserved counts the admitted users with no job queued yet.
+	Reserved int
+	// Service is the running mean time a job held its slot.
+	Service time.Duration
+}
+
+// Waiting is the number of jobs waiting, all classes.
+func (s Stats) Waiting() int {
+	n := 0
+	for _, q := range s.Queued {
+		n += q
+	}
+	return n
+}
+
+// Pool is a bounded set of slots with a fair queue. It is safe for
+// concurrent use; make one with New.
+type Pool struct {
+	workers  int
+	maxWait  time.Duration
+	maxQueue int
+	now      func() time.Time
+
+	mu       sync.Mutex
+	running  int
+	inFlight map[string]int       // slots held by each user's jobs (see Yield)
+	reserved map[string]time.Time // admitted users with no job queued yet, by when
+	queues   [numClasses]fairQueue
+	service  time.Duration // exponentially weighted mean hold time
+	closed   bool
+}
+
+// New returns a Pool with the given options.
+func New(o Options) *Pool {
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers()
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
+	}
+	if o.MaxQueue <= 0 {
+		o.MaxQueue = DefaultMaxQueuePerWorker * o.Workers
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Pool{workers: o.Workers, maxWait: o.MaxWait, maxQueue: o.MaxQueue, now: o.Now,
+		inFlight: map[string]int{}, reserved: map[string]time.Time{}, service: initialService}
+}
+
+// Workers returns the number of slots.
+func (p *Pool) Workers() int { return p.workers }
+
+// Stats returns a snapshot of the pool.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pruneLocked(p.now())
+	s := Stats{Workers: p.workers, Running: p.running, Service: p.service, Reserved: len(p.reserved)}
+	for c := range p.queues {
+		s.Queued[c] = p.queues[c].n
+	}
+	return s
+}
+
+// Wait estimates how long a job of class c enqueued now would wait for a
+// slot: the jobs (and reservations) ahead of it times the mean service
+// time, over the slots.
+func (p *Pool) Wait(c Class) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pruneLocked(p.now())
+	return p.waitLocked(c)
+}
+
+func (p *Pool) waitLocked(c Class) time.Duration {
+	ahead := len(p.reserved)
+	for k := Interactive; k <= c; k++ {
+		ahead += p.queues[k].n
+	}
+	if ahead == 0 && p.running < p.workers {
+		return 0
+	}
+	// The jobs running finish on average half a service time from now.
+	return time.Duration(float64(p.service) * (float64(ahead) + float64(p.running)/2) / float64(p.workers))
+}
+
+// Admit reports whether a new piece of work of class c for user (a new
+// game against a slow level, a review) should be taken on: ErrBusy
+// (wrapped, with the estimate) when its wait would exceed MaxWait or the
+// queue is full. An admitted user holds a reservation, counted as a job
+// waiting, until their first job is queued or ReservationTTL has passed: a burst
+// of new games is admitted by the work it will bring, not by the empty
+// queue it finds. Work that continues something already started (the next
+// move of a running game) does not ask: it is never refused.
+func (p *Pool) Admit(c Class, user string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	p.pruneLocked(now)
+	waiting := len(p.reserved)
+	for k := range p.queues {
+		waiting += p.queues[k].n
+	}
+	if waiting >= p.maxQueue {
+		return fmt.Errorf("%w: %d jobs waiting", ErrBusy, waiting)
+	}
+	if w := p.waitLocked(c); w > p.maxWait {
+		return fmt.Errorf("%w: about %s to wait, more than %s", ErrBusy, w.Round(time.Millisecond), p.maxWait)
+	}
+	p.reserved[user] = now
+	return nil
+}
+
+// pruneLocked drops the reservations older than ReservationTTL.
+func (p *Pool) pruneLocked(now time.Time) {
+	for u, at := range p.reserved {
+		if now.Sub(at) > ReservationTTL {
+			delete(p.reserved, u)
+		}
+	}
+}
+
+// Do waits for a slot for j, runs fn with it in the calling goroutine and
+// gives the slot back. It returns fn's error, or ctx's error (wrapped)
+// when ctx ends before a slot is free, or ErrClosed. A job of a user who
+// has one running waits for it to finish first.
+func (p *Pool) Do(ctx context.Context, j Job, fn func(ctx context.Context, s Start) error) error {
+	t, err := p.enqueue(j, false)
+	if err != nil {
+		return err
+	}
+	var patience <-chan time.Time
+	if j.Patience > 0 && j.Waiting != nil {
+		timer := time.NewTimer(j.Patience)
+		defer timer.Stop()
+		patience = timer.C
+	}
+	for {
+		select {
+		case <-t.ready:
+		case <-patience:
+			patience = nil
+			select {
+			case <-t.ready: // the slot came in time after all
+			default:
+				j.Waiting()
+				continue
+			}
+		case <-ctx.Done():
+			if p.cancel(t) {
+				return fmt.Errorf("sched: waiting for a slot: %w", ctx.Err())
+			}
+			<-t.ready // given a slot just now: run, fn sees ctx is done
+		}
+		break
+	}
+	start := p.now()
+	defer func() { p.release(t, p.now().Sub(start)) }()
+	return fn(ctx, Start{Waited: start.Sub(t.queued), Pressure: t.pressure})
+}
+
+// Yield gives the slot of a running Background job back when a job of a
+// higher class is waiting, and waits for it again. Long background work
+// calls it between steps. It returns ctx's error if ctx ends meanwhile
+// (then the slot is not held).
+func (p *Pool) Yield(ctx context.Context, j Job) error {
+	p.mu.Lock()
+	urgent := p.queues[Interactive].n+p.queues[Batch].n > 0
+	p.mu.Unlock()
+	if !urgent {
+		return nil
+	}
+	p.release(&task{job: j}, 0)
+	t, err := p.enqueue(j, true)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-t.ready:
+		return nil
+	case <-ctx.Done():
+		if p.cancel(t) {
+			// Hold a slot again so that Do's release stays balanced.
+			p.mu.Lock()
+			p.running++
+			p.inFlight[j.User]++
+			p.mu.Unlock()
+			return fmt.Errorf("sched: yielding: %w", ctx.Err())
+		}
+		<-t.ready
+		return fmt.Errorf("sched: yielding: %w", ctx.Err())
+	}
+}
+
+// Close makes Do refuse new jobs with ErrClosed; jobs waiting or running
+// go on.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+}
+
+// task is one job in the queue.
+type task struct {
+	job      Job
+	queued   time.Time
+	ready    chan struct{} // closed when the task holds a slot
+	pressure float64       // set when it gets the slot
+	gone     bool          // removed from the queue (started or cancelled)
+}
+
+// enqueue queues j; resume (a Yield taking its turn again) is allowed
+// after Close, since the job is running.
+func (p *Pool) enqueue(j Job, resume bool) (*task, error) {
+	if j.Class < 0 || j.Class >= numClasses {
+		return nil, fmt.Errorf("sched: no class %d", int(j.Class))
+	}
+	t := &task{job: j, queued: p.now(), ready: make(chan struct{})}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed && !resume {
+		return nil, ErrClosed
+	}
+	delete(p.reserved, j.User)
+	p.queues[j.Class].push(t)
+	p.dispatchLocked()
+	return t, nil
+}
+
+// cancel takes t out of the queue and reports whether it was still there.
+func (p *Pool) cancel(t *task) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.gone {
+		return false
+	}
+	p.queues[t.job.Class].remove(t)
+	t.gone = true
+	p.dispatchLocked() // the cancelled job may have held up its user's next
+	return true
+}
+
+// release gives t's slot back, counts how long it was held and starts the
+// next jobs.
+func (p *Pool) release(t *task, held time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running--
+	if p.inFlight[t.job.User]--; p.inFlight[t.job.User] <= 0 {
+		delete(p.inFlight, t.job.User)
+	}
+	if held > 0 && t.job.Class != Background {
+		p.service += (held - p.service) / 8
+	}
+	p.dispatchLocked()
+}
+
+// dispatchLocked gives free slots to the next eligible jobs.
+func (p *Pool) dispatchLocked() {
+	for p.running < p.workers {
+		var t *task
+		for c := range p.queues {
+			if t = p.queues[c].pop(p.inFlight); t != nil {
+				break
+			}
+		}
+		if t == nil {
+			return
+		}
+		t.gone = true
+		p.running++
+		p.inFlight[t.job.User]++
+		t.pressure = float64(p.queues[Interactive].n+p.queues[Batch].n) / float64(p.workers)
+		close(t.ready)
+	}
+}

@@ -46,6 +46,12 @@ const mctsCheckEvery = 16
 // moves: when the next position is a descendant of the last one searched,
 // its subtree and statistics carry over. Build one with NewMCTS; like every
 // Player it serves one game at a time and is not safe for concurrent use.
+//
+// Under load (Options.Load) its time budget and iteration cap shrink in a
+// straight line to a quarter at Load 1. The solver's tactics do not shrink
+// with them: the root and its children are expanded before the first
+// iteration, so even a single iteration takes a win in one and makes a
+// forced block.
 type MCTS struct {
 	iterations  int
 	budget      time.Duration
@@ -119,10 +125,11 @@ type mctsNode struct {
 
 // NewMCTS returns an mcts player. It reads Options.Iterations (default
 // DefaultMCTSIterations), Options.Budget (default DefaultMCTSBudget),
+// Options.Load (which scales both by loadScale, down to a quarter),
 // Options.Exploration (default sqrt 2) and Options.Seed or Options.Rand for
 // the rollouts: with the same seed and an iteration cap that ends the
 // search before the time budget does, games are reproducible. It fails
-// with ErrBadOption for negative settings.
+// with ErrBadOption for settings out of range.
 func NewMCTS(o Options) (*MCTS, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -141,6 +148,8 @@ func NewMCTS(o Options) (*MCTS, error) {
 	if m.budget == 0 {
 		m.budget = DefaultMCTSBudget
 	}
+	m.iterations = scaleIterations(m.iterations, o.Load)
+	m.budget = scaleBudget(m.budget, o.Load)
 	if m.exploration == 0 {
 		m.exploration = math.Sqrt2
 	}

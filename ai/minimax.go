@@ -35,6 +35,12 @@ const (
 // game, or its time budget or ctx's deadline, and plays the best move of
 // the deepest search it completed. With no depth limit and enough time it
 // searches to the end and plays perfectly, fastest win first.
+//
+// Under load (Options.Load) its budget shrinks in a straight line to a
+// quarter at Load 1. Whatever its budget, it completes the first
+// mmFloorDepth plies of the deepening (fewer only under a smaller depth
+// limit, or if ctx ends first): it always takes a win in one and meets a
+// single threat.
 type Minimax struct {
 	rng    *rand.Rand
 	depth  int
@@ -53,10 +59,15 @@ type Minimax struct {
 	noTable bool
 }
 
+// mmFloorDepth is the depth the deepening always completes, however short
+// the budget: two plies see every win in one and every threat to meet.
+const mmFloorDepth = 2
+
 // NewMinimax returns a minimax player. It reads Options.Depth (plies; 0
 // means no limit), Options.Budget (time per move; 0 means
-// DefaultMinimaxBudget) and Options.Seed or Options.Rand, which break ties
-// between equally good moves.
+// DefaultMinimaxBudget), Options.Load (which scales the budget by
+// loadScale, down to a quarter) and Options.Seed or Options.Rand, which
+// break ties between equally good moves.
 func NewMinimax(o Options) (*Minimax, error) {
 	if err := o.check(); err != nil {
 		return nil, fmt.Errorf("ai: minimax: %w", err)
@@ -65,7 +76,7 @@ func NewMinimax(o Options) (*Minimax, error) {
 	if b == 0 {
 		b = DefaultMinimaxBudget
 	}
-	return &Minimax{rng: o.rng(), depth: o.Depth, budget: b, now: time.Now}, nil
+	return &Minimax{rng: o.rng(), depth: o.Depth, budget: scaleBudget(b, o.Load), now: time.Now}, nil
 }
 
 // newMinimaxPlayer is NewMinimax for the registry: a nil Player, not a nil
@@ -110,7 +121,8 @@ func (m *Minimax) Search(ctx context.Context, p game.Position) (SearchResult, er
 }
 
 // search runs iterative deepening until deadline, ctx's deadline, the depth
-// limit or a proven result.
+// limit or a proven result. Deadline does not stop the first mmFloorDepth
+// iterations; ctx does.
 func (m *Minimax) search(ctx context.Context, p game.Position, deadline time.Time) (SearchResult, error) {
 	if err := ctx.Err(); err != nil {
 		return SearchResult{}, fmt.Errorf("ai: minimax: %w", err)
@@ -126,7 +138,7 @@ func (m *Minimax) search(ctx context.Context, p game.Position, deadline time.Tim
 		deadline = d
 	}
 	m.stop = newStopper(ctx)
-	m.stop.deadline, m.stop.now = deadline, m.now
+	m.stop.now = m.now
 	start := m.nodes
 	x, o, xtm := p.X(), p.O(), p.ToMove() == game.X
 	g := m.geom
@@ -153,6 +165,9 @@ func (m *Minimax) search(ctx context.Context, p game.Position, deadline time.Tim
 		limit = min(limit, m.depth)
 	}
 	for d := 1; d <= limit; d++ {
+		if d > mmFloorDepth {
+			m.stop.deadline = deadline
+		}
 		m.horizon = false
 		score, move := m.root(x, o, xtm, moves, d)
 		if m.stop.stopped {

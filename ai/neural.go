@@ -25,11 +25,13 @@ type Models interface {
 // m's network for the game's rules (a nil m has none). Options.Depth > 0 adds an alpha-beta
 // search of that many plies with the value head at its leaves. The player
 // looks the network up at every move, so a swapped model plays from the
-// next move on.
+// next move on. It ignores Options.Load: a forward pass is cheap, and the
+// search is bounded by Depth, not by a time budget.
 func NeuralLevel(m Models) Level {
 	return Level{
 		Name:    "neural",
 		Summary: "a neural network's best move, with an optional search of Depth plies",
+		Floor:   "unchanged: a forward pass is cheap, so it ignores load",
 		New: func(o Options) (Player, error) {
 			return newNeural(m, nil, o)
 		},
@@ -39,11 +41,13 @@ func NeuralLevel(m Models) Level {
 
 // HumanlikeLevel returns the "humanlike" level, which samples the human
 // head of m's network for the game's rules: it plays like the server's
-// players. Its choices follow Options.Seed or Options.Rand.
+// players. Its choices follow Options.Seed or Options.Rand. It ignores
+// Options.Load: one forward pass is cheap.
 func HumanlikeLevel(m Models) Level {
 	return Level{
 		Name:    "humanlike",
 		Summary: "plays like the server's players, from a network trained on their games",
+		Floor:   "unchanged: a forward pass is cheap, so it ignores load",
 		New: func(o Options) (Player, error) {
 			return newHumanlike(m, nil, o)
 		},
@@ -104,7 +108,7 @@ type Neural struct {
 }
 
 // NewNeural returns a Neural player of the fixed network n. It reads
-// Options.Depth.
+// Options.Depth and ignores Options.Load.
 func NewNeural(n *nn.Net, o Options) (*Neural, error) {
 	if n == nil {
 		return nil, fmt.Errorf("%w: neural player without a network", ErrBadOption)
@@ -253,7 +257,7 @@ type Humanlike struct {
 }
 
 // NewHumanlike returns a Humanlike player of the fixed network n. It reads
-// Options.Seed or Options.Rand.
+// Options.Seed or Options.Rand and ignores Options.Load.
 func NewHumanlike(n *nn.Net, o Options) (*Humanlike, error) {
 	if n == nil {
 		return nil, fmt.Errorf("%w: humanlike player without a network", ErrBadOption)

@@ -23,6 +23,10 @@ const DefaultPerfectBudget = 800 * time.Millisecond
 // best possible results against both easy and random.
 const perfectNoise = 0.5
 
+// perfectValueOnlyLoad is the Options.Load from which a Perfect player
+// plays the move the value solve found, without valuing every move.
+const perfectValueOnlyLoad = 0.5
+
 // Perfect plays exactly: it never gives up the game-theoretic value of the
 // position, found by a Solver whose table it keeps between moves. Among
 // the moves that keep the value it plays to win against a fallible
@@ -41,22 +45,35 @@ const perfectNoise = 0.5
 // the value is out of reach (boards larger than 5x5, mostly) it falls back
 // to a Minimax search for the rest of the time, and is then no longer
 // guaranteed to be exact.
+//
+// Under load (Options.Load above 0) it skips the opponent model and plays
+// the fastest win or slowest loss among the moves that keep the value, at
+// random among equals. From perfectValueOnlyLoad (0.5) it also skips
+// valuing every move: once the value is found it plays a move that the
+// solver shows keeps it, with no preference at all. The solve keeps its
+// whole share of the budget at any load, so load never makes it less
+// exact, only less cunning: its floor is the guarantee above, a move that
+// keeps the value whenever the value is found in time.
 type Perfect struct {
 	rng    *rand.Rand
 	budget time.Duration
+	load   float64
 	now    func() time.Time
 	solver *Solver
 	mm     *Minimax
 	noise  float64 // the prior probability that the opponent moves at random
 	// partial counts the moves played from the solved value alone, with
-	// no time left to value every move; inexact those for which even the
-	// value was out of reach and the move came from the fallback search.
-	partial, inexact int
+	// no time left to value every move; light those played from the
+	// value alone because the load asked for it; inexact those for which
+	// even the value was out of reach and the move came from the fallback
+	// search.
+	partial, light, inexact int
 }
 
 // NewPerfect returns a perfect player. It reads Options.Budget (time per
-// move; 0 means DefaultPerfectBudget) and Options.Seed or Options.Rand,
-// which choose among equally good moves.
+// move; 0 means DefaultPerfectBudget), Options.Load (which preferences
+// among the moves that keep the value it skips; see Perfect) and
+// Options.Seed or Options.Rand, which choose among equally good moves.
 func NewPerfect(o Options) (*Perfect, error) {
 	if err := o.check(); err != nil {
 		return nil, fmt.Errorf("ai: perfect: %w", err)
@@ -70,7 +87,7 @@ func NewPerfect(o Options) (*Perfect, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Perfect{rng: rng, budget: b, now: time.Now, solver: NewSolver(), mm: mm, noise: perfectNoise}, nil
+	return &Perfect{rng: rng, budget: b, load: o.Load, now: time.Now, solver: NewSolver(), mm: mm, noise: perfectNoise}, nil
 }
 
 // newPerfectPlayer is NewPerfect for the registry: a nil Player, not a nil
@@ -84,8 +101,9 @@ func newPerfectPlayer(o Options) (Player, error) {
 }
 
 // Move returns a move that keeps the game-theoretic value of p, chosen to
-// give the opponent the most chances to go wrong. It fails with ErrNoMoves
-// in a finished game and with ctx's error if ctx is done before it starts.
+// give the opponent the most chances to go wrong (under no load). It fails
+// with ErrNoMoves in a finished game and with ctx's error if ctx is done
+// before it starts.
 func (pf *Perfect) Move(ctx context.Context, p game.Position) (game.Cell, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("ai: perfect: %w", err)
@@ -102,9 +120,16 @@ func (pf *Perfect) Move(ctx context.Context, p game.Position) (game.Cell, error)
 	sctx, cancel := context.WithTimeout(ctx, total*7/10)
 	// The value alone is often much cheaper than every move's value, and
 	// leaves a move that keeps it in the table.
-	_, err := pf.solver.Value(sctx, p)
+	v, err := pf.solver.Value(sctx, p)
 	var a Analysis
 	if err == nil {
+		if pf.load >= perfectValueOnlyLoad {
+			if keep, ok := pf.solver.keepingMove(p, v); ok {
+				cancel()
+				pf.light++
+				return keep, nil
+			}
+		}
 		keep, ok := pf.solver.rootMove(p)
 		a, err = pf.solver.Solve(sctx, p)
 		if err != nil && ok {
@@ -126,8 +151,70 @@ func (pf *Perfect) Move(ctx context.Context, p game.Position) (game.Cell, error)
 		}
 		return r.Move, nil
 	}
-	best := pf.choose(ctx, p, a, deadline)
+	var best []game.Cell
+	if pf.load > 0 {
+		best = fastest(p, a)
+	} else {
+		best = pf.choose(ctx, p, a, deadline)
+	}
 	return best[pf.rng.IntN(len(best))], nil
+}
+
+// keepingMove returns a move that keeps the value v of p, which the last
+// call to Value must have found: rootMove's, or else searchKeeping's (the
+// table holds no move for positions it proved statically, such as draws
+// by a pairing strategy). It is much cheaper than Solve, which values
+// every move. It reports false if the solver's context ends first.
+func (s *Solver) keepingMove(p game.Position, v game.Result) (game.Cell, bool) {
+	if c, ok := s.rootMove(p); ok {
+		return c, true
+	}
+	return s.searchKeeping(p, v)
+}
+
+// searchKeeping returns the first candidate move of p, most promising
+// first, that a null-window search shows keeps v, which must be p's value.
+// It reports false if the solver's context ends first.
+func (s *Solver) searchKeeping(p game.Position, v game.Result) (game.Cell, bool) {
+	s.prepare(p.Rules())
+	if p.Over() {
+		return 0, false
+	}
+	g := s.geom
+	x, o, xtm := p.X(), p.O(), p.ToMove() == game.X
+	t := g.scan(x, o, xtm)
+	cand := t.answers &^ t.poison
+	switch {
+	case t.win != 0:
+		return t.win.First(), true
+	case cand == 0 || t.doomed:
+		return p.Moves().First(), true // lost whatever
+	case v == winOf(!xtm):
+		return cand.First(), true // every move loses in the end
+	}
+	want := int8(0) // the value for the side to move
+	if v == winOf(xtm) {
+		want = 1
+	}
+	var buf [64]game.Cell
+	for _, c := range g.order(x, o, cand, xtm, nil, buf[:0]) {
+		switch r := g.result(x, o, xtm, c); {
+		case r == game.Draw && want == 0: // the last cell
+			return c, true
+		case r != game.Ongoing:
+			continue // a draw that gives up a win
+		}
+		// c keeps the value if the opponent cannot do better than -want.
+		nx, no := play(x, o, xtm, c)
+		r := s.search(nx, no, !xtm, -want, -want+1)
+		if s.stop.stopped {
+			return 0, false
+		}
+		if r <= -want {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // choose returns the moves of a.Best with the best expectimax score

@@ -48,7 +48,7 @@ type Options struct {
 	Exploration float64
 	// Load, from 0 to 1, asks the level to think less because the machine
 	// is busy: 0 is the full budget, 1 the level's floor. Each level gives
-	// up only what its floor allows (see FloorOf); levels without a
+	// up only what its floor allows (see Level.Floor); levels without a
 	// budget ignore it.
 	Load float64
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tttbot/ttt-bot/game"
 )
@@ -14,6 +15,10 @@ type Level struct {
 	Name string
 	// Summary is a one-line description for help texts.
 	Summary string
+	// Floor is one sentence saying what the level still guarantees at
+	// Options.Load 1, when the machine is busiest: the quality of move no
+	// load takes away.
+	Floor string
 	// New builds a player with the given options.
 	New func(o Options) (Player, error)
 	// Plays, if set, reports whether the level can play games under the
@@ -86,4 +91,35 @@ func (r *Registry) New(name string, o Options) (Player, error) {
 		return nil, err
 	}
 	return l.New(o)
+}
+
+// loadFloor is the share of their budget and iterations that the levels
+// with a time budget (mcts, minimax) keep at Options.Load 1.
+const loadFloor = 0.25
+
+// loadScale returns the share of its budget a level with a time budget
+// uses under load, which Options.check keeps within [0, 1]: 1 at no load,
+// falling in a straight line to loadFloor at load 1.
+func loadScale(load float64) float64 {
+	return 1 - (1-loadFloor)*load
+}
+
+// scaleBudget returns the time budget b (positive) shrunk for load,
+// b*loadScale(load) rounded down, but at least a nanosecond.
+func scaleBudget(b time.Duration, load float64) time.Duration {
+	s := loadScale(load)
+	if s >= 1 {
+		return b // also keeps the longest budgets clear of float rounding
+	}
+	return max(1, time.Duration(float64(b)*s))
+}
+
+// scaleIterations returns the iteration cap n (positive) shrunk for load,
+// n*loadScale(load) rounded down, but at least 1.
+func scaleIterations(n int, load float64) int {
+	s := loadScale(load)
+	if s >= 1 {
+		return n
+	}
+	return max(1, int(float64(n)*s))
 }

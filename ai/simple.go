@@ -11,7 +11,7 @@ import (
 type Random struct{ rng *rand.Rand }
 
 // NewRandom returns a random player; Options.Seed or Options.Rand make its
-// games reproducible.
+// games reproducible. It ignores Options.Load: it has no budget to shrink.
 func NewRandom(o Options) *Random { return &Random{rng: o.rng()} }
 
 // Move returns a random legal move.
@@ -32,7 +32,7 @@ func (r *Random) Move(ctx context.Context, p game.Position) (game.Cell, error) {
 type Easy struct{ rng *rand.Rand }
 
 // NewEasy returns an easy player; Options.Seed or Options.Rand make its
-// games reproducible.
+// games reproducible. It ignores Options.Load: it has no budget to shrink.
 func NewEasy(o Options) *Easy { return &Easy{rng: o.rng()} }
 
 // Move returns a winning move, else a blocking move, else a random one.

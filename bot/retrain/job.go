@@ -261,13 +261,15 @@ func (j *Job) Run(ctx context.Context, req Request, progress func(Progress)) (Re
 		err = r.do(tctx)
 	} else {
 		job := sched.Job{Class: sched.Background, User: "retrain:" + r.rules}
-		var mu sync.Mutex // one training goroutine yields for all: the others wait here
-		r.pause = func(ctx context.Context) error {
-			mu.Lock()
-			defer mu.Unlock()
-			return j.cfg.Pool.Yield(ctx, job)
-		}
-		err = j.cfg.Pool.Do(tctx, job, func(ctx context.Context, _ sched.Start) error { return r.do(ctx) })
+		err = j.cfg.Pool.Do(tctx, job, func(ctx context.Context, st sched.Start) error {
+			var mu sync.Mutex // one training goroutine yields for all: the others wait here
+			r.pause = func(ctx context.Context) error {
+				mu.Lock()
+				defer mu.Unlock()
+				return st.Yield(ctx)
+			}
+			return r.do(ctx)
+		})
 	}
 
 	close(stop)

@@ -37,7 +37,7 @@ const (
 	Batch
 	// Background is work nobody waits on: retraining. It runs only when
 	// no job of a higher class is waiting, and gives its slot back at
-	// each Yield when one is.
+	// each Start.Yield when one is.
 	Background
 	numClasses
 )
@@ -123,6 +123,9 @@ type Start struct {
 	// Pressure is the number of Interactive and Batch jobs still waiting
 	// when this one started, per slot: 0 on an idle pool.
 	Pressure float64
+
+	pool *Pool // for Yield
+	job  Job
 }
 
 // Stats is a snapshot of a Pool.
@@ -289,14 +292,24 @@ func (p *Pool) Do(ctx context.Context, j Job, fn func(ctx context.Context, s Sta
 	}
 	start := p.now()
 	defer func() { p.release(t, p.now().Sub(start)) }()
-	return fn(ctx, Start{Waited: start.Sub(t.queued), Pressure: t.pressure})
+	return fn(ctx, Start{Waited: start.Sub(t.queued), Pressure: t.pressure, pool: p, job: j})
 }
 
-// Yield gives the slot of a running Background job back when a job of a
-// higher class is waiting, and waits for it again. Long background work
-// calls it between steps. It returns ctx's error if ctx ends meanwhile
-// (then the slot is not held).
-func (p *Pool) Yield(ctx context.Context, j Job) error {
+// Yield gives the slot of a running Background job back while a job of a
+// higher class is waiting, and waits for it again: long background work
+// calls it between steps, from inside Do's fn. It does nothing for the
+// other classes. It returns ctx's error if ctx ends while it waits; the
+// job then goes on counting as running (briefly over the slots) until fn
+// returns, which it should do at once.
+func (s Start) Yield(ctx context.Context) error {
+	if s.pool == nil || s.job.Class != Background {
+		return nil
+	}
+	return s.pool.yield(ctx, s.job)
+}
+
+// yield is Start.Yield for job j of p.
+func (p *Pool) yield(ctx context.Context, j Job) error {
 	p.mu.Lock()
 	urgent := p.queues[Interactive].n+p.queues[Batch].n > 0
 	p.mu.Unlock()
@@ -313,7 +326,9 @@ func (p *Pool) Yield(ctx context.Context, j Job) error {
 		return nil
 	case <-ctx.Done():
 		if p.cancel(t) {
-			// Hold a slot again so that Do's release stays balanced.
+			// Hold a slot again so that Do's release stays balanced;
+			// counted for the user too, beside a job of theirs that may
+			// have started meanwhile, which Do's release must not free.
 			p.mu.Lock()
 			p.running++
 			p.inFlight[j.User]++
@@ -369,7 +384,6 @@ func (p *Pool) cancel(t *task) bool {
 	}
 	p.queues[t.job.Class].remove(t)
 	t.gone = true
-	p.dispatchLocked() // the cancelled job may have held up its user's next
 	return true
 }
 

@@ -93,6 +93,35 @@ func (b *Bot) work(ctx context.Context, j sched.Job, fn func(ctx context.Context
 	})
 }
 
+// aiTimeout is how long the AI of seat may think: the move timeout, or
+// for a budget longer than that, the budget and half a second (at most
+// maxLongMove).
+func (b *Bot) aiTimeout(seat persistence.Seat) time.Duration {
+	if seat.AI.Budget > b.moveTimeout {
+		return min(seat.AI.Budget+time.Second/2, maxLongMove)
+	}
+	return b.moveTimeout
+}
+
+// thinkAndPlay plays the move of the AI of seat in s: at once for a
+// cheap AI, and for a heavy one on a worker of the AI queue (as job),
+// on a budget shrunk by the queue's pressure when it started.
+func (b *Bot) thinkAndPlay(ctx context.Context, j sched.Job, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
+	if !b.heavy(seat.AI, s.Rules) {
+		return b.aiMove(ctx, s, seat, b.aiTimeout(seat), 0)
+	}
+	err := b.work(ctx, j, func(ctx context.Context, st sched.Start) error {
+		load := loadOf(st)
+		if load > 0 {
+			b.metrics.shrink(seat.AI.Level)
+		}
+		var err error
+		s, err = b.aiMove(ctx, s, seat, b.aiTimeout(seat), load)
+		return err
+	})
+	return s, err
+}
+
 // jobOf is the queue job of the caller's interaction.
 func jobOf(c *call, class sched.Class) sched.Job {
 	return sched.Job{Class: class, Group: c.i.GuildID, User: c.user}

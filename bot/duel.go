@@ -144,23 +144,9 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 }
 
 // duelMove plays the next move of a duel: a heavy AI's on a worker of
-// the AI queue (class Batch, so players' replies go first), under the
-// queue's load.
+// the AI queue as Batch work, so that players' replies go first.
 func (b *Bot) duelMove(ctx context.Context, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
-	if !b.heavy(seat.AI, s.Rules) {
-		return b.aiMove(ctx, s, seat, b.moveTimeout, 0)
-	}
-	job := sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}
-	err := b.work(ctx, job, func(ctx context.Context, st sched.Start) error {
-		load := loadOf(st)
-		if load > 0 {
-			b.metrics.shrink(seat.AI.Level)
-		}
-		var err error
-		s, err = b.aiMove(ctx, s, seat, b.moveTimeout, load)
-		return err
-	})
-	return s, err
+	return b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}, s, seat)
 }
 
 // isDuel reports whether two AIs play s.

@@ -11,6 +11,8 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
 )
 
 // TestE2EOverload fills the AI queue's one worker and checks, over both
@@ -154,4 +156,52 @@ func r0(b *scenarioBed, id string) *fakediscord.Message {
 		b.t.Fatalf("message %s is gone", id)
 	}
 	return &m
+}
+
+// TestE2EOverdueAIReply: a process stops just after recording a person's
+// move, before the computer replied (its reply was queued): past the
+// store's AIGrace a sweeper plays the reply and edits the board, and the
+// game goes on; the person never loses on the computer's time.
+func TestE2EOverdueAIReply(t *testing.T) {
+	t.Parallel()
+	e := newE2EStore(t, bot.Options{RateBurst: -1}, persistence.Options{AIGrace: 300 * time.Millisecond})
+	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
+		fakediscord.Option{Name: "first", Value: "me"})
+	s := e.tracked(r.Message)
+	if s.TurnTime <= 0 {
+		t.Fatalf("the game has no turn clock (%v); the test needs one", s.TurnTime)
+	}
+	// The move is recorded, and the process stops before the reply.
+	s, err := e.store.Play(e.ctx, s.ID, s.Version, alice, game.Cell(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sweeper(50 * time.Millisecond)
+	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		if m.ID != r.Message.ID {
+			return false
+		}
+		enabled := 0
+		for _, c := range e.cells(&m) {
+			if !c.Disabled {
+				enabled++
+			}
+		}
+		return enabled == 7
+	})
+	if err != nil {
+		t.Fatalf("the board never showed the computer's reply: %v", err)
+	}
+	g := e.game(&m)
+	if g.Status != persistence.StatusActive || len(g.Moves) != 2 {
+		t.Fatalf("after the sweeper: %s with %d moves, want the game going on after the reply", g.Status, len(g.Moves))
+	}
+	for !strings.Contains(e.logs.String(), "overdue AI reply played by the sweeper") { // logged just after the edit
+		select {
+		case <-e.ctx.Done():
+			t.Fatal("the sweeper did not log the overdue reply")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	e.noFailures()
 }

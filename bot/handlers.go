@@ -396,13 +396,6 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	if !ok {
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 	}
-	if !b.heavy(seat.AI, s.Rules) {
-		if s, err = b.aiMove(ctx, s, seat, b.moveTimeout, 0); err != nil {
-			return err
-		}
-		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
-	}
-	timeout := b.moveTimeout
 	answered := false
 	var answerErr error
 	answerFirst := func() {
@@ -412,7 +405,6 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		answered = true
 	}
 	if seat.AI.Budget > b.moveTimeout {
-		timeout = min(seat.AI.Budget+time.Second/2, maxLongMove)
 		if answerFirst(); answerErr != nil {
 			return answerErr
 		}
@@ -423,15 +415,7 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 			answerFirst()
 		}
 	}
-	err = b.work(ctx, job, func(ctx context.Context, st sched.Start) error {
-		load := loadOf(st)
-		if load > 0 {
-			b.metrics.shrink(seat.AI.Level)
-		}
-		var err error
-		s, err = b.aiMove(ctx, s, seat, timeout, load)
-		return err
-	})
+	s, err = b.thinkAndPlay(ctx, job, s, seat)
 	switch {
 	case err != nil:
 		return err

@@ -2,9 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -68,16 +71,28 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 		case run := <-b.lc.retrains:
 			startRetrain(run)
 		case <-tick.C:
-			b.sweep(ctx)
+			b.sweep(ctx, func(f func()) {
+				duels.Add(1)
+				go func() {
+					defer duels.Done()
+					f()
+				}()
+			})
 		}
 	}
 }
 
-// sweep applies the deadlines due now, batch by batch.
-func (b *Bot) sweep(ctx context.Context) {
+// sweep applies the deadlines due now, batch by batch; the computer's
+// overdue replies it hands to spawn, which plays each in a goroutine of
+// its own.
+func (b *Bot) sweep(ctx context.Context, spawn func(func())) {
 	for ctx.Err() == nil {
 		changed, err := b.store.Sweep(ctx, sweepBatch)
 		for _, s := range changed {
+			if s.Status == persistence.StatusActive {
+				spawn(func() { b.overdueAI(ctx, s) })
+				continue
+			}
 			b.afterDeadline(ctx, s)
 		}
 		if err != nil {
@@ -121,4 +136,39 @@ func (b *Bot) watchSettings(ctx context.Context) {
 		case <-time.After(pause):
 		}
 	}
+}
+
+// overdueAI plays the computer's reply in s, which is overdue (the
+// process that was to play it stopped, or its queue could not serve it in
+// time), records the game if that ends it, and edits its board. A reply
+// played meanwhile by someone else wins: then nothing happens.
+func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
+	log := b.log.With("game", string(s.ID))
+	seat, ok, err := aiToMove(s)
+	if err != nil || !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.handlerTimeout)
+	defer cancel()
+	human := s.Seat(game.X).User + s.Seat(game.O).User // one of them is empty
+	next, err := b.thinkAndPlay(ctx, sched.Job{Class: sched.Interactive, Group: s.Guild, User: human}, s, seat)
+	if errors.Is(err, persistence.ErrConflict) || errors.Is(err, persistence.ErrNotYourTurn) || errors.Is(err, persistence.ErrNotLive) {
+		log.Debug("bot: overdue AI reply already played", "err", err)
+		return
+	}
+	if err != nil {
+		log.Warn("bot: play an overdue AI reply", "err", err)
+		return
+	}
+	var ratings []RatingChange
+	if next.Status == persistence.StatusFinished {
+		if ratings, err = b.finishGame(ctx, next); err != nil {
+			log.Warn("bot: record a game ended by an overdue AI reply", "err", err)
+		}
+	}
+	if err := b.editBoard(ctx, DefaultLocale, next, ratings); err != nil {
+		log.Warn("bot: show an overdue AI reply", "err", err)
+		return
+	}
+	log.Info("bot: overdue AI reply played by the sweeper")
 }

@@ -158,6 +158,16 @@ func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 			}
 			return cur, false, s.ack(ctx, d)
 		}
+		if aiReplying(cur) {
+			// The computer's reply is overdue: give the game to the
+			// caller to play it, unchanged; the entry comes back after
+			// another AIGrace in case the caller fails too.
+			at := now.Add(s.opts.AIGrace)
+			if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(at.UnixMilli()), Member: string(cur.ID)}).Err(); err != nil {
+				return nil, false, fmt.Errorf("persistence: reschedule %s: %w", cur.ID, err)
+			}
+			return cur, true, s.ack(ctx, d)
+		}
 		next := cur.clone()
 		next.Updated = now
 		switch {

@@ -298,3 +298,61 @@ func TestClickRacesTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestAIReplyOverdue: where the computer is to reply to a person, the
+// deadline is AIGrace, not the turn clock; past it Sweep hands the game,
+// unchanged and active, to the caller (once per AIGrace), and the
+// computer's late move is played, never lost on time. An AI duel keeps
+// the usual deadline.
+func TestAIReplyOverdue(t *testing.T) {
+	const grace = 2 * time.Minute
+	e := newSessEnv(t, persistence.Options{AIGrace: grace})
+	ctx := sessCtx(t)
+	g, err := e.store.CreateGame(ctx, "c1", persistence.Session{Rules: "3x3k3", Status: persistence.StatusActive,
+		TurnTime: 30 * time.Second, Players: [2]persistence.Seat{{User: "ux"}, {AI: persistence.AI{Level: "easy"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := e.clk.Now().Add(30 * time.Second); !g.Deadline.Equal(want) {
+		t.Fatalf("the person's deadline is %v, want the turn clock %v", g.Deadline, want)
+	}
+	if g, err = e.store.Play(ctx, g.ID, g.Version, "ux", sessCell(1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if want := e.clk.Now().Add(grace); !g.Deadline.Equal(want) {
+		t.Fatalf("the computer's deadline is %v, want AIGrace later %v", g.Deadline, want)
+	}
+	e.clk.Advance(grace - time.Second)
+	if got, err := e.store.Sweep(ctx, 10); err != nil || len(got) != 0 {
+		t.Fatalf("sweep before the grace ended: %v, %v", got, err)
+	}
+	e.clk.Advance(2 * time.Second)
+	got, err := e.store.Sweep(ctx, 10)
+	if err != nil || len(got) != 1 || got[0].ID != g.ID || got[0].Status != persistence.StatusActive || got[0].Version != g.Version {
+		t.Fatalf("sweep past the grace: %+v, %v; want the game, unchanged and active", got, err)
+	}
+	if again, err := e.store.Sweep(ctx, 10); err != nil || len(again) != 0 {
+		t.Fatalf("a second sweep at once: %v, %v; want nothing until another grace", again, err)
+	}
+	e.clk.Advance(grace + time.Second)
+	if again, err := e.store.Sweep(ctx, 10); err != nil || len(again) != 1 || again[0].Status != persistence.StatusActive {
+		t.Fatalf("sweep after another grace: %v, %v; want the game handed over again", again, err)
+	}
+	// The computer moves late: the move stands, and the person's clock runs.
+	next, err := e.store.Play(ctx, g.ID, g.Version, "", sessCell(0, 0))
+	if err != nil || next.Status != persistence.StatusActive || len(next.Moves) != 2 {
+		t.Fatalf("the computer's late move: %+v, %v; want it played", next, err)
+	}
+	if want := e.clk.Now().Add(30 * time.Second); !next.Deadline.Equal(want) {
+		t.Fatalf("after the computer's move the deadline is %v, want the turn clock %v", next.Deadline, want)
+	}
+
+	duel, err := e.store.CreateGame(ctx, "c2", persistence.Session{Rules: "3x3k3", Status: persistence.StatusActive,
+		Players: [2]persistence.Seat{{AI: persistence.AI{Level: "easy"}}, {AI: persistence.AI{Level: "random"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := e.clk.Now().Add(24 * time.Hour); !duel.Deadline.Equal(want) {
+		t.Fatalf("a duel's deadline is %v, want the idle limit %v", duel.Deadline, want)
+	}
+}

@@ -111,10 +111,16 @@ func sessionMinus(a, b []string) []string {
 }
 
 // schedule sets the deadline the sweeper acts on: an open challenge
-// expires its Expiry (else ChallengeTTL) after creation; an active game with a clock times
-// out TurnTime after the last move, one without is abandoned IdleTTL after
-// it; a game that is over has none.
+// expires its Expiry (else ChallengeTTL) after creation; an active game
+// where the computer is to reply to a person is handed to a sweeper
+// AIGrace after the last move (see aiOverdue); another active game with
+// a clock times out TurnTime after the last move, one without is
+// abandoned IdleTTL after it; a game that is over has none.
 func (s *Store) schedule(ss *Session, now time.Time) {
+	if aiReplying(ss) {
+		ss.Deadline = now.Add(s.opts.AIGrace)
+		return
+	}
 	switch ss.Status {
 	case StatusOpen:
 		ttl := s.opts.ChallengeTTL
@@ -131,6 +137,16 @@ func (s *Store) schedule(ss *Session, now time.Time) {
 	default:
 		ss.Deadline = time.Time{}
 	}
+}
+
+// aiReplying reports whether ss is an active game in which the computer
+// is to reply to a person (not an AI duel: the duel's own loop plays it).
+func aiReplying(ss *Session) bool {
+	if ss.Status != StatusActive || !(ss.Players[0].IsAI() != ss.Players[1].IsAI()) {
+		return false
+	}
+	m, err := ss.ToMove()
+	return err == nil && ss.Seat(m).IsAI()
 }
 
 // keyTTL is how long the game's key lives after this change.
@@ -495,7 +511,9 @@ func (s *Store) move(by string, c game.Cell) func(cur, next *Session, p game.Pos
 		if by == "" && !seat.IsAI() || by != "" && seat.User != by {
 			return fmt.Errorf("%w: game %s: %s is to move", ErrNotYourTurn, cur.ID, p.ToMove())
 		}
-		if cur.TurnTime > 0 && !cur.Deadline.IsZero() && !next.Updated.Before(cur.Deadline) {
+		// The computer never loses on time: its deadline only hands its
+		// move to a sweeper (see aiReplying).
+		if !seat.IsAI() && cur.TurnTime > 0 && !cur.Deadline.IsZero() && !next.Updated.Before(cur.Deadline) {
 			finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
 			return commitAnyway{fmt.Errorf("%w: game %s: %s's time ran out at %s", ErrTimedOut, cur.ID, p.ToMove(), cur.Deadline.Format(time.RFC3339))}
 		}

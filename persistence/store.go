@@ -8,6 +8,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// DefaultAIGrace is the default Options.AIGrace: longer than a bot's
+// handler waits for the AI queue, so the sweeper steps in only when that
+// failed.
+const DefaultAIGrace = 3 * time.Minute
+
 // Options are a Store's settings; the zero value asks for every default.
 type Options struct {
 	// Prefix starts every key; default "ttt".
@@ -22,6 +27,12 @@ type Options struct {
 	IdleTTL time.Duration
 	// ChallengeTTL is how long an open challenge waits; default 5 minutes.
 	ChallengeTTL time.Duration
+	// AIGrace is how long the computer may take to reply to a person
+	// before a sweeper is given its move (Sweep returns the game, still
+	// active): a process that stopped with the reply queued, or a queue
+	// that could not serve it, never leaves a game stuck or loses it on
+	// time. Default DefaultAIGrace.
+	AIGrace time.Duration
 	// AllowManyGames lifts the default rule that a player has at most one
 	// active game (or open challenge) per channel.
 	AllowManyGames bool
@@ -97,6 +108,9 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	}
 	if o.ChallengeTTL == 0 {
 		o.ChallengeTTL = 5 * time.Minute
+	}
+	if o.AIGrace <= 0 {
+		o.AIGrace = DefaultAIGrace
 	}
 	if o.ModelVersionsKept == 0 {
 		o.ModelVersionsKept = 5

@@ -63,7 +63,8 @@ type Metrics struct {
 //	ttt_ai_shed_total{kind}                       heavy work refused as busy
 //	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
 //	ttt_ai_queue_length{class}                    AI work waiting
-//	go_goroutines, go_memstats_heap_inuse_bytes   the process
+//	go_goroutines, go_memstats_heap_inuse_bytes,
+//	go_gc_heap_live_bytes                         the process
 func NewMetrics(reg *Registry) *Metrics {
 	m := newMetrics(reg)
 	stat := func(f func(sched.Stats) float64) func() float64 {
@@ -81,6 +82,7 @@ func NewMetrics(reg *Registry) *Metrics {
 	reg.GaugeFunc("ttt_ai_queue_reserved", "New heavy games admitted whose first AI move is not queued yet.", stat(func(s sched.Stats) float64 { return float64(s.Reserved) }))
 	reg.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
 	reg.GaugeFunc("go_memstats_heap_inuse_bytes", "Bytes in in-use heap spans.", heapInUse)
+	reg.GaugeFunc("go_gc_heap_live_bytes", "Heap bytes marked live by the last garbage collection.", heapLive)
 	return m
 }
 
@@ -95,6 +97,17 @@ func heapInUse() float64 {
 		}
 	}
 	return n
+}
+
+// heapLive reads the heap the last collection found live: unlike
+// heapInUse it does not count garbage not yet collected.
+func heapLive() float64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return float64(s[0].Value.Uint64())
 }
 
 // newMetrics registers the metrics that are not functions.

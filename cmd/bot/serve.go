@@ -124,8 +124,8 @@ type serveConfig struct {
 	retrain retrainSettings
 	// aiWorkers (AI_WORKERS) and aiMaxWait (AI_MAX_WAIT) size the AI
 	// work queue; 0 means sched's defaults.
-	aiWorkers int
-	aiMaxWait time.Duration
+	aiWorkers, aiMaxQueue int
+	aiMaxWait             time.Duration
 }
 
 // loadServeConfig reads serve's settings with getenv and checks them; the
@@ -169,6 +169,13 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 			problems = append(problems, fmt.Sprintf("AI_WORKERS %q is not a whole number from 1 to %d, or empty for one fewer than the cores", v, maxAIWorkers))
 		}
 		c.aiWorkers = n
+	}
+	if v := get("AI_MAX_QUEUE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			problems = append(problems, fmt.Sprintf("AI_MAX_QUEUE %q is not a whole number, 1 or more, or empty for %d per worker", v, sched.DefaultMaxQueuePerWorker))
+		}
+		c.aiMaxQueue = n
 	}
 	if v := get("AI_MAX_WAIT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -328,7 +335,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		<-watching
 	}()
 	metrics.InstrumentLevels(d.levels, time.Now)
-	pool := sched.New(sched.Options{Workers: cfg.aiWorkers, MaxWait: cfg.aiMaxWait})
+	pool := sched.New(sched.Options{Workers: cfg.aiWorkers, MaxWait: cfg.aiMaxWait, MaxQueue: cfg.aiMaxQueue})
 	rcfg := retrainConfig(cfg.retrain)
 	rcfg.Pool = pool
 	job := retrain.New(store, rcfg)

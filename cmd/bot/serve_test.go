@@ -66,6 +66,12 @@ func TestLoadServeConfig(t *testing.T) {
 		{"api url of another scheme", with("DISCORD_API_URL", "ftp://example.org"), `DISCORD_API_URL "ftp://example.org"`},
 		{"bad retrain interval", with("RETRAIN_INTERVAL", "daily"), `RETRAIN_INTERVAL "daily" is not a duration of at least 1m`},
 		{"bad retrain cpu share", with("RETRAIN_CPU_SHARE", "2"), `RETRAIN_CPU_SHARE "2" is not a number over 0 and at most 1`},
+		{"AI queue set", with("AI_WORKERS", "3", "AI_MAX_WAIT", "10s", "AI_MAX_QUEUE", "500"), ""},
+		{"zero AI workers", with("AI_WORKERS", "0"), `AI_WORKERS "0" is not a whole number from 1 to 1024, or empty for one fewer than the cores`},
+		{"AI workers not a number", with("AI_WORKERS", "many"), `AI_WORKERS "many"`},
+		{"AI max wait too short", with("AI_MAX_WAIT", "10ms"), `AI_MAX_WAIT "10ms" is not a duration of at least 100ms, like 5s`},
+		{"AI max wait not a duration", with("AI_MAX_WAIT", "5"), `AI_MAX_WAIT "5"`},
+		{"AI max queue zero", with("AI_MAX_QUEUE", "0"), `AI_MAX_QUEUE "0" is not a whole number, 1 or more, or empty for 64 per worker`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := loadServeConfig(func(k string) string { return tt.env[k] })
@@ -81,6 +87,10 @@ func TestLoadServeConfig(t *testing.T) {
 				t.Fatalf("error %v, want input error mentioning %q", err, tt.want)
 			}
 		})
+	}
+	c, err := loadServeConfig(func(k string) string { return with("AI_WORKERS", "3", "AI_MAX_WAIT", "10s", "AI_MAX_QUEUE", "500")[k] })
+	if err != nil || c.aiWorkers != 3 || c.aiMaxWait != 10*time.Second || c.aiMaxQueue != 500 {
+		t.Fatalf("AI queue settings: %+v, %v; want 3 workers, 10s, 500", c, err)
 	}
 }
 
@@ -612,7 +622,7 @@ func serveEnv(t *testing.T, kv ...string) {
 	t.Helper()
 	for _, k := range []string{"DISCORD_TOKEN", "DISCORD_APP_ID", "DEV_GUILD_ID", "MODE", "LISTEN_ADDR", "DISCORD_PUBLIC_KEY",
 		"OPS_ADDR", "REDIS_URL", "CUSTOM_ID_KEY", "PSEUDONYM_KEY", "DISCORD_API_URL", "LOG_LEVEL", "SHARD_ID", "SHARD_COUNT",
-		"RETRAIN_INTERVAL", "RETRAIN_MIN_GAMES", "RETRAIN_TIME_LIMIT", "RETRAIN_CPU_SHARE"} {
+		"RETRAIN_INTERVAL", "RETRAIN_MIN_GAMES", "RETRAIN_TIME_LIMIT", "RETRAIN_CPU_SHARE", "AI_WORKERS", "AI_MAX_WAIT", "AI_MAX_QUEUE"} {
 		t.Setenv(k, "")
 	}
 	for i := 0; i+1 < len(kv); i += 2 {

@@ -113,8 +113,9 @@ type Options struct {
 	// DefaultRatePerSecond, either negative for no limit.
 	RateBurst     int
 	RatePerSecond float64
-	// Pool is the AI work queue: AI moves on boards larger than 3x3
-	// (other than the cheap levels), reviews, hints, puzzle draws and
+	// Pool is the AI work queue: AI moves on boards larger than 3x3, or
+	// with a budget over MoveTimeout (other than the cheap levels),
+	// reviews, hints, puzzle draws and
 	// duels wait for one of its workers, fairly across servers and
 	// users, and new such work is refused while it is too long. Default
 	// a sched.New(sched.Options{}) of the Bot's own; share one between

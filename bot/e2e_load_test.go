@@ -205,3 +205,53 @@ func TestE2EOverdueAIReply(t *testing.T) {
 	}
 	e.noFailures()
 }
+
+// TestE2EOverdueFirstMove: a new game where the computer moves first is
+// answered with the board while the AI queue is full, and the handler
+// gives up waiting; the board was recorded, so the sweeper's overdue
+// reply edits it and the person can play.
+func TestE2EOverdueFirstMove(t *testing.T) {
+	t.Parallel()
+	pool := sched.New(sched.Options{Workers: 1, MaxWait: time.Hour})
+	e := newE2EStore(t, bot.Options{RateBurst: -1, Pool: pool, HandlerTimeout: 700 * time.Millisecond},
+		persistence.Options{AIGrace: 1500 * time.Millisecond})
+	release, held := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = pool.Do(context.Background(), sched.Job{User: "blocker"}, func(context.Context, sched.Start) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
+		fakediscord.Option{Name: "board", Value: "4x4k3"}, fakediscord.Option{Name: "first", Value: "ai"})
+	if r.Message.Ephemeral || len(e.cells(r.Message)) != 16 {
+		t.Fatalf("/ttt vs-ai answered %q, want the board with the computer thinking", r.Message.Content)
+	}
+	s := e.tracked(r.Message) // recorded at once, though the computer has not moved
+	if len(s.Moves) != 0 {
+		t.Fatalf("the game has %d moves before the worker is free", len(s.Moves))
+	}
+	time.Sleep(800 * time.Millisecond) // the handler gives up waiting
+	close(release)
+	e.sweeper(50 * time.Millisecond)
+	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		if m.ID != r.Message.ID {
+			return false
+		}
+		enabled := 0
+		for _, c := range e.cells(&m) {
+			if !c.Disabled {
+				enabled++
+			}
+		}
+		return enabled == 15
+	})
+	if err != nil {
+		t.Fatalf("the board never showed the computer's first move: %v", err)
+	}
+	if g := e.game(&m); g.Status != persistence.StatusActive || len(g.Moves) != 1 {
+		t.Fatalf("after the sweeper: %s with %d moves, want the game going on", g.Status, len(g.Moves))
+	}
+}

@@ -399,10 +399,16 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	answered := false
 	var answerErr error
 	answerFirst := func() {
-		// The board is recorded only after the AI's move: recording it
-		// now would change the version the move is played on.
-		_, answerErr = b.respondBoard(ctx, c, s, typ, nil)
+		var data *discordgo.InteractionResponseData
+		data, answerErr = b.respondBoard(ctx, c, s, typ, nil)
 		answered = true
+		if answerErr == nil && typ == respMessage {
+			// Record the new board at once: if the reply does not come
+			// from here (a timeout, a restart), the sweeper's overdue
+			// reply edits it. The move then meets a newer version,
+			// which aiMove takes, as only the message changed.
+			b.track(ctx, c, s, typ, data)
+		}
 	}
 	if seat.AI.Budget > b.moveTimeout {
 		if answerFirst(); answerErr != nil {
@@ -430,7 +436,9 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	if err != nil {
 		return err
 	}
-	b.track(ctx, c, s, typ, data) // before the user sees a board to click
+	if s.Message == "" {
+		b.track(ctx, c, s, typ, data) // before the user sees a board to click
+	}
 	return b.editOriginal(ctx, c, data)
 }
 

@@ -62,7 +62,7 @@ type Metrics struct {
 //	ttt_ai_budget_shrunk_total{level}             AI moves made on a shrunk budget
 //	ttt_ai_shed_total{kind}                       heavy work refused as busy
 //	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
-//	ttt_ai_queue_length{class}                    AI work waiting
+//	ttt_ai_queue_length, ttt_ai_queue_reserved    AI work waiting, games admitted
 //	go_goroutines, go_memstats_heap_inuse_bytes,
 //	go_gc_heap_live_bytes                         the process
 func NewMetrics(reg *Registry) *Metrics {

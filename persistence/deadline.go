@@ -23,8 +23,10 @@ import (
 //
 //   - every index write is ZADD LT (add, or lower the score, never raise
 //     it). Before a change that creates a deadline or brings it forward
-//     (CreateGame, Accept), such an entry is written; a move only pushes
-//     the deadline back and writes nothing. So an entry is never later
+//     (CreateGame, Accept, a person's move that leaves the computer
+//     AIGrace to reply, a move made after the old deadline had passed),
+//     such an entry is written; a move that only pushes the deadline
+//     back writes nothing. So an entry is never later
 //     than its game's real deadline, only early, and an early entry costs
 //     one wasted claim: ApplyDue re-reads the game, sees the deadline has
 //     moved, and re-indexes it. A game that is over is removed from the
@@ -126,10 +128,13 @@ func dueList(res []string) ([]Due, error) {
 // ApplyDue applies a claimed deadline, at the Store's clock: an open
 // challenge expires (StatusExpired, ByExpiry), the player to move in a game
 // with a clock loses on time (StatusFinished, ByTimeout), and a game
-// without a clock is abandoned (StatusExpired, ByExpiry). It reports the
-// game and whether this call changed it; if the deadline is stale (a move
-// came first, the game is over or gone) it changes nothing and returns
-// false. Either way the claim is released. On an error the claim stays and
+// without a clock is abandoned (StatusExpired, ByExpiry); where the
+// computer is to reply to a person, the reply is overdue: the game is
+// returned unchanged and active for the caller to play the reply, and
+// indexed again AIGrace later. It reports the game and whether the caller
+// must act on it (it was ended, or its reply is overdue); if the deadline
+// is stale (a move came first, the game is over or gone) it changes
+// nothing and returns false. Either way the claim is released. On an error the claim stays and
 // comes back after its lease.
 func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 	for range 5 {
@@ -202,9 +207,11 @@ func (s *Store) ack(ctx context.Context, d Due) error {
 }
 
 // Sweep claims up to limit due games and applies each (ClaimDueDeadlines
-// then ApplyDue), returning the games it changed: games lost on time,
-// challenges and games that expired. A bot process runs it every few
-// seconds; any number of processes may, and each change happens once. The
+// then ApplyDue), returning the games to act on: games lost on time,
+// challenges and games that expired, and (still active) games whose
+// computer reply is overdue. A bot process runs it every few seconds; any
+// number of processes may, and each change happens once (an overdue
+// reply is handed to one caller per AIGrace). The
 // first error stops the sweep; claims not applied come back after their
 // lease.
 func (s *Store) Sweep(ctx context.Context, limit int) ([]*Session, error) {

@@ -346,6 +346,17 @@ func TestAIReplyOverdue(t *testing.T) {
 	if want := e.clk.Now().Add(30 * time.Second); !next.Deadline.Equal(want) {
 		t.Fatalf("after the computer's move the deadline is %v, want the turn clock %v", next.Deadline, want)
 	}
+	// The index must hold the person's deadline (the hand-off left a
+	// later entry, AIGrace on): their timeout applies on time.
+	due, err := e.store.ListDue(ctx, next.Deadline, 10)
+	if err != nil || len(due) != 1 || due[0].At.After(next.Deadline) {
+		t.Fatalf("index after the late move: %v, %v; want an entry at %v at the latest", due, err, next.Deadline)
+	}
+	e.clk.Advance(31 * time.Second)
+	got, err = e.store.Sweep(ctx, 10)
+	if err != nil || len(got) != 1 || got[0].End != persistence.ByTimeout || got[0].Result != game.OWins {
+		t.Fatalf("sweep past the person's deadline: %+v, %v; want them lost on time", got, err)
+	}
 
 	duel, err := e.store.CreateGame(ctx, "c2", persistence.Session{Rules: "3x3k3", Status: persistence.StatusActive,
 		Players: [2]persistence.Seat{{AI: persistence.AI{Level: "easy"}}, {AI: persistence.AI{Level: "random"}}}})

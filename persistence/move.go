@@ -113,7 +113,7 @@ func sessionMinus(a, b []string) []string {
 // schedule sets the deadline the sweeper acts on: an open challenge
 // expires its Expiry (else ChallengeTTL) after creation; an active game
 // where the computer is to reply to a person is handed to a sweeper
-// AIGrace after the last move (see aiOverdue); another active game with
+// AIGrace after the last move (see aiReplying); another active game with
 // a clock times out TurnTime after the last move, one without is
 // abandoned IdleTTL after it; a game that is over has none.
 func (s *Store) schedule(ss *Session, now time.Time) {
@@ -202,13 +202,16 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 
 	// The deadline index must never be later than a live game's deadline
 	// (see deadline.go). When this change creates a deadline or brings it
-	// forward, an entry no later than it is written first (ZADD LT), so a
-	// crash after the compare-and-set cannot leave the index late. A move
-	// only pushes the deadline back, so it writes nothing here: the earlier
+	// forward, or the old deadline has passed (its entry may have been
+	// re-indexed later: a computer's overdue reply, see ApplyDue), an entry
+	// no later than it is written first (ZADD LT), so a crash after the
+	// compare-and-set cannot leave the index late. A move that only pushes
+	// the deadline back writes nothing here: the earlier
 	// entry stays, and when it comes due the sweeper re-reads the game and
 	// re-indexes it. That costs one claim per turn-time period, instead of
 	// an index write on every move.
-	if next.Status.Live() && !next.Deadline.IsZero() && (old == nil || !old.Status.Live() || next.Deadline.Before(old.Deadline)) {
+	if next.Status.Live() && !next.Deadline.IsZero() && (old == nil || !old.Status.Live() || next.Deadline.Before(old.Deadline) ||
+		!old.Deadline.After(next.Updated)) {
 		zadd := redis.NewIntCmd(ctx, "zadd", s.keys.due(), "lt", float64(next.Deadline.UnixMilli()), string(next.ID))
 		if err := s.batch.do(ctx, zadd); err != nil {
 			return fmt.Errorf("persistence: save game %s: deadline index: %w", next.ID, err)
@@ -477,8 +480,9 @@ func (s *Store) Accept(ctx context.Context, id GameID, version int64, user strin
 // It fails with ErrNotLive if the game is not active, ErrNotYourTurn if by
 // is not the player to move, and ErrInvalid (wrapping the game package's
 // error, such as game.ErrCellTaken) for an illegal move. A move made after
-// the game's clock ran out (Session.TurnTime) is not played: the mover
-// loses on time, and Play returns the finished game with ErrTimedOut.
+// the game's clock ran out (Session.TurnTime) is not played: a person
+// loses on time, and Play returns the finished game with ErrTimedOut. The
+// computer never loses on time: its move is played however late.
 //
 // Play loads the game and then commits the move: two round trips, or one
 // when this Store last committed or loaded the game at version (see

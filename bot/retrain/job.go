@@ -103,7 +103,8 @@ type Config struct {
 	// Now is the clock of the report's times; nil means time.Now.
 	Now func() time.Time
 	// Pool, if set, is the bot's AI work queue: a run holds one of its
-	// workers as Background work and, between steps of the training and
+	// workers as Background work (and so trains on one goroutine,
+	// whatever CPUShare says) and, between steps of the training and
 	// the gate's games, gives it back while players' AI moves, reviews
 	// or hints wait. Time spent paused counts towards TimeLimit. nil
 	// runs unscheduled.
@@ -205,8 +206,11 @@ func New(store *persistence.Store, cfg Config) *Job {
 func (j *Job) Config() Config { return j.cfg }
 
 // Workers returns the number of goroutines a run trains and plays on:
-// max(1, floor(GOMAXPROCS * CPUShare)).
+// max(1, floor(GOMAXPROCS * CPUShare)), or 1 with a Pool.
 func (j *Job) Workers() int {
+	if j.cfg.Pool != nil {
+		return 1 // it holds one worker of the queue
+	}
 	return max(1, int(float64(runtime.GOMAXPROCS(0))*j.cfg.CPUShare))
 }
 

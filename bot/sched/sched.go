@@ -265,31 +265,46 @@ func (p *Pool) Do(ctx context.Context, j Job, fn func(ctx context.Context, s Sta
 	if err != nil {
 		return err
 	}
+	// settled is set once the task is out of the queue and its slot, if
+	// any, is in fn's hands; until then (a panic in Waiting) the deferred
+	// call takes it out or gives the slot back.
+	settled := false
+	defer func() {
+		if settled || p.cancel(t) {
+			return
+		}
+		<-t.ready
+		p.release(t, 0)
+	}()
 	var patience <-chan time.Time
 	if j.Patience > 0 && j.Waiting != nil {
 		timer := time.NewTimer(j.Patience)
 		defer timer.Stop()
 		patience = timer.C
 	}
+wait:
 	for {
 		select {
 		case <-t.ready:
+			break wait
 		case <-patience:
 			patience = nil
 			select {
-			case <-t.ready: // the slot came in time after all
+			case <-t.ready: // the slot came as patience ran out
+				break wait
 			default:
-				j.Waiting()
-				continue
 			}
+			j.Waiting()
 		case <-ctx.Done():
 			if p.cancel(t) {
+				settled = true
 				return fmt.Errorf("sched: waiting for a slot: %w", ctx.Err())
 			}
 			<-t.ready // given a slot just now: run, fn sees ctx is done
+			break wait
 		}
-		break
 	}
+	settled = true
 	start := p.now()
 	defer func() { p.release(t, p.now().Sub(start)) }()
 	return fn(ctx, Start{Waited: start.Sub(t.queued), Pressure: t.pressure, pool: p, job: j})

@@ -798,3 +798,39 @@ func TestYieldAfterClose(t *testing.T) {
 		t.Errorf("afterwards: %+v, want nothing running or waiting", s)
 	}
 }
+
+// TestWaitingPanics: a panic in Waiting leaves the pool as it was: the
+// job leaves the queue (or gives back the slot it was given), and the
+// user's and everyone's later jobs run.
+func TestWaitingPanics(t *testing.T) {
+	p := New(Options{Workers: 1})
+	h := hold(t, p, job(Interactive, "g", "blocker"))
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal("the panic in Waiting did not reach the caller")
+			}
+		}()
+		j := job(Interactive, "g", "u")
+		j.Patience, j.Waiting = time.Nanosecond, func() { panic("waiting") }
+		_ = p.Do(context.Background(), j, func(context.Context, Start) error {
+			t.Error("fn ran after Waiting panicked")
+			return nil
+		})
+	}()
+	if s := p.Stats(); s.Waiting() != 0 || s.Running != 1 {
+		t.Fatalf("after the panic: %+v, want the blocker alone", s)
+	}
+	h.free(t)
+	for _, u := range []string{"u", "v"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := p.Do(ctx, job(Interactive, "g", u), func(context.Context, Start) error { return nil })
+		cancel()
+		if err != nil {
+			t.Fatalf("%s's job after the panic: %v", u, err)
+		}
+	}
+	if s := p.Stats(); s.Running != 0 || s.Waiting() != 0 {
+		t.Fatalf("pool at the end: %+v, want idle", s)
+	}
+}

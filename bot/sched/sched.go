@@ -315,7 +315,9 @@ wait:
 // calls it between steps, from inside Do's fn. It does nothing for the
 // other classes. It returns ctx's error if ctx ends while it waits; the
 // job then goes on counting as running (briefly over the slots) until fn
-// returns, which it should do at once.
+// returns, which it should do at once. Calls on one Start must not
+// overlap: a job with several goroutines serialises them (the retrain job
+// does, with a mutex).
 func (s Start) Yield(ctx context.Context) error {
 	if s.pool == nil || s.job.Class != Background {
 		return nil

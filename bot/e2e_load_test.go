@@ -116,13 +116,7 @@ func TestE2EOverload(t *testing.T) {
 			if s := b.game(ed.Message); len(s.Moves) != 2 {
 				t.Fatalf("the edited board has %d moves, want alice's and the AI's", len(s.Moves))
 			}
-			enabled := 0
-			for _, c := range b.cells(ed.Message) {
-				if !c.Disabled {
-					enabled++
-				}
-			}
-			if enabled != 14 {
+			if enabled := clickable(b.e2e, ed.Message); enabled != 14 {
 				t.Fatalf("%d cells clickable after the AI's move, want 14", enabled)
 			}
 
@@ -177,21 +171,7 @@ func TestE2EOverdueAIReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.sweeper(50 * time.Millisecond)
-	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
-		if m.ID != r.Message.ID {
-			return false
-		}
-		enabled := 0
-		for _, c := range e.cells(&m) {
-			if !c.Disabled {
-				enabled++
-			}
-		}
-		return enabled == 7
-	})
-	if err != nil {
-		t.Fatalf("the board never showed the computer's reply: %v", err)
-	}
+	m := waitClickable(e, r.Message.ID, 7)
 	g := e.game(&m)
 	if g.Status != persistence.StatusActive || len(g.Moves) != 2 {
 		t.Fatalf("after the sweeper: %s with %d moves, want the game going on after the reply", g.Status, len(g.Moves))
@@ -236,22 +216,33 @@ func TestE2EOverdueFirstMove(t *testing.T) {
 	time.Sleep(800 * time.Millisecond) // the handler gives up waiting
 	close(release)
 	e.sweeper(50 * time.Millisecond)
-	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
-		if m.ID != r.Message.ID {
-			return false
-		}
-		enabled := 0
-		for _, c := range e.cells(&m) {
-			if !c.Disabled {
-				enabled++
-			}
-		}
-		return enabled == 15
-	})
-	if err != nil {
-		t.Fatalf("the board never showed the computer's first move: %v", err)
-	}
+	m := waitClickable(e, r.Message.ID, 15)
 	if g := e.game(&m); g.Status != persistence.StatusActive || len(g.Moves) != 1 {
 		t.Fatalf("after the sweeper: %s with %d moves, want the game going on", g.Status, len(g.Moves))
 	}
+}
+
+// clickable counts the enabled cell buttons of board m.
+func clickable(e *e2e, m *fakediscord.Message) int {
+	e.t.Helper()
+	n := 0
+	for _, c := range e.cells(m) {
+		if !c.Disabled {
+			n++
+		}
+	}
+	return n
+}
+
+// waitClickable waits until board message id, in the test channel, has n
+// enabled cells: the computer has moved and it is the person's turn.
+func waitClickable(e *e2e, id string, n int) fakediscord.Message {
+	e.t.Helper()
+	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		return m.ID == id && clickable(e, &m) == n
+	})
+	if err != nil {
+		e.t.Fatalf("board %s never had %d cells to click: %v", id, n, err)
+	}
+	return m
 }

@@ -162,7 +162,7 @@ func (b *Bot) createChallenge(ctx context.Context, c *call, g persistence.Sessio
 			return nil, err
 		}
 		if n >= limit {
-			return nil, userErr(KeyOpenLimit, "max", strconv.Itoa(limit))
+			return nil, userErr(KeyOpenLimit, "count", strconv.Itoa(limit))
 		}
 	}
 	var until time.Time
@@ -220,7 +220,7 @@ func (b *Bot) block(ctx context.Context, c *call, r BlockRequest) error {
 	}
 	_, err := b.store.Block(ctx, c.user, r.User, MaxBlocks)
 	if errors.Is(err, persistence.ErrLimit) {
-		return &UserError{Key: KeyBlockLimit, Vars: []string{"max", strconv.Itoa(MaxBlocks)}, Err: err}
+		return &UserError{Key: KeyBlockLimit, Vars: []string{"count", strconv.Itoa(MaxBlocks)}, Err: err}
 	}
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ func TestRenderAbuseGolden(t *testing.T) {
 			return r.Reply(loc, KeyUnblockDone, "user", mention(bob))
 		}},
 		{"block-limit", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Error(loc, &UserError{Key: KeyBlockLimit, Vars: []string{"max", strconv.Itoa(MaxBlocks)}, Err: cause})
+			return r.Error(loc, &UserError{Key: KeyBlockLimit, Vars: []string{"count", strconv.Itoa(MaxBlocks)}, Err: cause})
 		}},
 		{"block-refused", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
 			return r.Error(loc, blockedErr(KeyBlocked, bob, cause))
@@ -42,7 +42,7 @@ func TestRenderAbuseGolden(t *testing.T) {
 			return r.Error(loc, cooldownErr(fixedNow.Add(DefaultChallengeCooldown)))
 		}},
 		{"block-open-limit", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Error(loc, userErr(KeyOpenLimit, "max", strconv.Itoa(DefaultMaxOpenChallenges)))
+			return r.Error(loc, userErr(KeyOpenLimit, "count", strconv.Itoa(DefaultMaxOpenChallenges)))
 		}},
 		{"slowdown", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
 			return r.Error(loc, &UserError{Key: KeySlowDown, Err: cause})

@@ -13,23 +13,27 @@ import (
 
 // Discord's limits on application-command definitions.
 const (
-	MaxCommandNameLen   = 32
-	MaxCommandDescLen   = 100
-	MaxCommandOptions   = 25
-	MaxOptionChoices    = 25
-	MaxChoiceNameLen    = 100
-	MaxCommandTotalSize = 4000 // names, descriptions and choices, per locale
+	MaxCommandNameLen = 32
+	MaxCommandDescLen = 100
+	MaxCommandOptions = 25
+	MaxOptionChoices  = 25
+	MaxChoiceNameLen  = 100
+	// MaxCommandTotalSize bounds the characters of a command's names,
+	// descriptions and choice names and values, in each locale (a
+	// locale's localisation counts in place of the default text).
+	MaxCommandTotalSize = 8000
 )
 
 // commandNameRE is Discord's rule for command, option and their localised
-// names (without the Devanagari and Thai scripts, which we do not use).
-var commandNameRE = regexp.MustCompile(`^[-_\p{L}\p{N}]{1,32}$`)
+// names: letters and digits of any script, the Devanagari and Thai
+// scripts whole (their vowel signs are marks, not letters), "-" and "_".
+var commandNameRE = regexp.MustCompile(`^[-_\p{L}\p{N}\p{Devanagari}\p{Thai}]{1,32}$`)
 
 // CheckCommands reports every way cmds break Discord's rules: names not
-// lower case or not matching ^[-_\p{L}\p{N}]{1,32}$ (localised ones too),
+// lower case or not matching Discord's name pattern (localised ones too),
 // empty or over-long descriptions, more than 25 options or choices,
 // required options after optional ones, repeated names on one level (in
-// any locale), and a command over 4000 characters in any locale.
+// any locale), and a command over 8000 characters in any locale.
 func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
 	var errs []error
 	bad := func(format string, a ...any) {
@@ -65,7 +69,7 @@ func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
 				locales[l] = true
 				checkName(w+" ["+string(l)+"]", n)
 				if seen[string(l)+"|"+n] {
-					bad("%s: repeated %s name %q", w, l, n)
+					bad("%s: repeated %s name %q", w, string(l), n)
 				}
 				seen[string(l)+"|"+n] = true
 			}
@@ -110,7 +114,7 @@ func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
 		walk("/"+c.Name, c.Options)
 		for _, l := range append([]discordgo.Locale{""}, sortedLocales(locales)...) {
 			if n := commandSize(c, l); n > MaxCommandTotalSize {
-				bad("/%s [%s]: %d characters, limit %d", c.Name, l, n, MaxCommandTotalSize)
+				bad("/%s [%s]: %d characters, limit %d", c.Name, string(l), n, MaxCommandTotalSize)
 			}
 		}
 	}

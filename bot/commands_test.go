@@ -42,6 +42,18 @@ func TestCheckCommandsCatches(t *testing.T) {
 		want   string
 	}{
 		{"upper-case name", func(c []*discordgo.ApplicationCommand) { c[0].Options[0].Name = "Challenge" }, `name "Challenge"`},
+		{"latin mark in name", func(c []*discordgo.ApplicationCommand) { c[0].Options[0].Name = "cha\u0301llenge" }, "name \"cha\u0301llenge\""},
+		{"too big", func(c []*discordgo.ApplicationCommand) {
+			for _, o := range c[0].Options {
+				o.DescriptionLocalizations[discordgo.Thai] = strings.Repeat("ด", 100)
+				for _, p := range o.Options {
+					p.DescriptionLocalizations[discordgo.Thai] = strings.Repeat("ด", 100)
+					for _, ch := range p.Choices {
+						ch.NameLocalizations[discordgo.Thai] = strings.Repeat("ด", 100)
+					}
+				}
+			}
+		}, "[th]: "},
 		{"space in localised name", func(c []*discordgo.ApplicationCommand) { c[0].Options[0].NameLocalizations[discordgo.Greek] = "α β" }, `name "α β"`},
 		{"long description", func(c []*discordgo.ApplicationCommand) { c[0].Description = strings.Repeat("d", 101) }, "description is 101"},
 		{"empty description", func(c []*discordgo.ApplicationCommand) { c[0].Options[1].Options[0].Description = "" }, "description is 0"},
@@ -82,9 +94,21 @@ func TestCommandNamesCanonical(t *testing.T) {
 			if got := cat.Text(DefaultLocale, key); got != o.Name {
 				t.Errorf("%s %s: %s is %q", prefix, o.Name, key, got)
 			}
+			// A locale whose text is the default's is left out; Discord
+			// then shows the default.
 			for _, loc := range cat.Locales()[1:] {
-				if o.NameLocalizations[loc] == "" || o.DescriptionLocalizations[loc] == "" {
-					t.Errorf("%s %s: no %s name or description", prefix, o.Name, string(loc))
+				name, desc := o.NameLocalizations[loc], o.DescriptionLocalizations[loc]
+				if name == "" {
+					name = o.Name
+				}
+				if desc == "" {
+					desc = o.Description
+				}
+				if want := cat.Text(loc, key); name != want {
+					t.Errorf("%s %s: %s name %q, want %q", prefix, o.Name, string(loc), name, want)
+				}
+				if want := cat.Text(loc, strings.TrimSuffix(key, ".name")+".desc"); desc != want {
+					t.Errorf("%s %s: %s description %q, want %q", prefix, o.Name, string(loc), desc, want)
 				}
 			}
 			walk(prefix+" "+o.Name, o.Options)

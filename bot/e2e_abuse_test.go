@@ -109,7 +109,7 @@ func (e *e2e) clickIn(channel, user, message, customID string) fakediscord.Respo
 // filled with vars.
 func (e *e2e) wantText(r fakediscord.Response, key string, vars ...string) {
 	e.t.Helper()
-	want := e.cat.Text(bot.DefaultLocale, key, vars...)
+	want := e.cat.Error(bot.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || !r.Message.Ephemeral || r.Message.Content != want {
 		e.t.Fatalf("reply type %d ephemeral %v %q, want an ephemeral %q", r.Type, r.Message.Ephemeral, r.Message.Content, want)
 	}
@@ -233,7 +233,7 @@ func cooldownScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 func openLimitScenario(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	c7 := b.wantChallenge(b.commandIn("7", alice, bot.SubChallenge))
 	c8 := b.wantChallenge(b.commandIn("8", alice, bot.SubChallenge, opponentOpt(bob)))
-	b.wantText(b.commandIn("9", alice, bot.SubChallenge), bot.KeyOpenLimit, "max", "2")
+	b.wantText(b.commandIn("9", alice, bot.SubChallenge), bot.KeyOpenLimit, "count", "2")
 	if r := b.commandIn("9", alice, bot.SubChallenge); !strings.Contains(r.Message.Content, "Cancel one") {
 		t.Fatalf("the limit's answer %q does not say how to free a place", r.Message.Content)
 	}
@@ -244,7 +244,7 @@ func openLimitScenario(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	_, accept := b.button(c8, bot.ActionAccept)
 	b.wantBoard(b.clickIn("8", bob, c8.ID, accept.CustomID), c8.ID)
 	b.wantChallenge(b.commandIn("10", alice, bot.SubChallenge))
-	b.wantText(b.commandIn("11", alice, bot.SubChallenge), bot.KeyOpenLimit, "max", "2")
+	b.wantText(b.commandIn("11", alice, bot.SubChallenge), bot.KeyOpenLimit, "count", "2")
 	// alice cancels the one in 7: another place.
 	_, cancel := b.button(c7, bot.ActionCancel)
 	if r := b.clickIn("7", alice, c7.ID, cancel.CustomID); r.Type != int(discordgo.InteractionResponseUpdateMessage) {

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -244,7 +245,7 @@ func puzzleScenario(t *testing.T, b *scenarioBed) {
 		t.Fatalf("first /ttt puzzle of the day answered type %d, want a deferral (5)", r.Type)
 	}
 	r.Message = settled(b, r)
-	if r.Message.Ephemeral || !strings.Contains(r.Message.Content, "🧩 **Puzzle of "+time.Now().UTC().Format("2006-01-02")) {
+	if r.Message.Ephemeral || !strings.Contains(r.Message.Content, "🧩 **Puzzle of <t:"+strconv.FormatInt(time.Now().UTC().Truncate(24*time.Hour).Add(12*time.Hour).Unix(), 10)+":D>**") {
 		t.Fatalf("/ttt puzzle answered %q", r.Message.Content)
 	}
 	b.tracked(r.Message)
@@ -315,7 +316,7 @@ func puzzleScenario(t *testing.T, b *scenarioBed) {
 		t.Fatalf("bob's puzzle stats %+v %v, want one failed", st, err)
 	}
 	r, _ = b.command(carol, bot.SubLeaderboard, fakediscord.Option{Name: "kind", Value: "puzzles"})
-	if !strings.Contains(r.Message.Content, "1. <@"+alice+"> · 1 solved · streak 1") {
+	if !strings.Contains(r.Message.Content, "1. <@"+alice+"> · solved 1 · streak 1") {
 		t.Fatalf("puzzle leaderboard:\n%s", r.Message.Content)
 	}
 	// Puzzles are not games: nothing in the stats or the history.

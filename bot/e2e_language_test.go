@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -141,6 +142,19 @@ func TestE2ELanguage(t *testing.T) {
 			// bob accepts: the board is in pt-BR.
 			c, _ = b.click(bob, r.Message.ID, accept.CustomID)
 			b.wantBoardIn(c, pt)
+		}},
+		{"every Discord locale", func(t *testing.T, b *scenarioBed) {
+			// Each of Discord's 32 client languages gets the help, and a
+			// board it starts, in its own language.
+			for i, loc := range bot.DiscordLocales {
+				a := actor(strconv.Itoa(500 + i))
+				a.Locale = string(loc)
+				r := b.commandAs(a, bot.SubHelp)
+				b.wantReplyIn(r, loc, "help.text")
+				if i%8 == 0 {
+					b.wantBoardIn(b.commandAs(a, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"}), loc)
+				}
+			}
 		}},
 		{"duel", func(t *testing.T, b *scenarioBed) {
 			set(b, bot.SettingLanguage, "pt-BR")

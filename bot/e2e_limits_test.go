@@ -55,8 +55,8 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 	set(b, bot.SettingChannelGames, "1")
 	vsAIIn(b, e2eChannel, alice)
 	r := b.commandIn(e2eChannel, bob, bot.SubChallenge)
-	b.wantText(r, bot.KeyChannelGames, "max", "1")
-	if !strings.Contains(r.Message.Content, "1 games going") || !strings.Contains(r.Message.Content, "another channel") {
+	b.wantText(r, bot.KeyChannelGames, "count", "1")
+	if !strings.Contains(r.Message.Content, "1 game going") || !strings.Contains(r.Message.Content, "another channel") {
 		t.Fatalf("the refusal %q does not say the limit and where to play", r.Message.Content)
 	}
 	for _, try := range []fakediscord.Response{
@@ -64,7 +64,7 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 		b.commandIn(e2eChannel, bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}),
 		b.commandIn(e2eChannel, bob, bot.SubPuzzle),
 	} {
-		b.wantText(try, bot.KeyChannelGames, "max", "1")
+		b.wantText(try, bot.KeyChannelGames, "count", "1")
 	}
 
 	// Another channel has room; carol joins bob's challenge there although
@@ -75,7 +75,7 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 
 	// The count is in Redis: a new bot process sees it.
 	b.restart()
-	b.wantText(b.commandIn(e2eChannel, carol, bot.SubChallenge), bot.KeyChannelGames, "max", "1")
+	b.wantText(b.commandIn(e2eChannel, carol, bot.SubChallenge), bot.KeyChannelGames, "count", "1")
 
 	// alice resigns: a place. bob's challenge takes it, so alice's Rematch
 	// is refused.
@@ -83,7 +83,7 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 	ch := b.wantChallenge(b.commandIn(e2eChannel, bob, bot.SubChallenge))
 	b.trackedChallenge(ch, bot.ActionJoin)
 	_, rematch := b.button(final, bot.ActionRematch)
-	b.wantText(b.clickIn(e2eChannel, alice, final.ID, rematch.CustomID), bot.KeyChannelGames, "max", "1")
+	b.wantText(b.clickIn(e2eChannel, alice, final.ID, rematch.CustomID), bot.KeyChannelGames, "count", "1")
 
 	// A moderator ends it: a place again.
 	if r, _ := b.admin(alice, moderatorPerms, bot.SubEndGame); !r.Message.Ephemeral {
@@ -100,20 +100,20 @@ func userGamesScenario(t *testing.T, b *scenarioBed) {
 	set(b, bot.SettingUserGames, "1")
 	vsAIIn(b, e2eChannel, alice)
 	r := b.commandIn("8", alice, bot.SubChallenge)
-	b.wantText(r, bot.KeyUserGames, "max", "1")
-	if !strings.Contains(r.Message.Content, "1 games going in this server") || !strings.Contains(r.Message.Content, "resign") {
+	b.wantText(r, bot.KeyUserGames, "count", "1")
+	if !strings.Contains(r.Message.Content, "1 game going in this server") || !strings.Contains(r.Message.Content, "resign") {
 		t.Fatalf("the refusal %q does not say the limit and how to free a place", r.Message.Content)
 	}
 
 	c8 := b.wantChallenge(b.commandIn("8", bob, bot.SubChallenge))
 	b.trackedChallenge(c8, bot.ActionJoin)
 	_, join := b.button(c8, bot.ActionJoin)
-	b.wantText(b.clickIn("8", alice, c8.ID, join.CustomID), bot.KeyUserGames, "max", "1")
-	b.wantText(b.commandIn("9", bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}), bot.KeyUserGames, "max", "1")
+	b.wantText(b.clickIn("8", alice, c8.ID, join.CustomID), bot.KeyUserGames, "count", "1")
+	b.wantText(b.commandIn("9", bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}), bot.KeyUserGames, "count", "1")
 	// carol is not limited by them.
 	vsAIIn(b, "9", carol)
 
 	resign(b, alice)
 	b.wantBoard(b.clickIn("8", alice, c8.ID, join.CustomID), c8.ID)
-	b.wantText(b.commandIn(e2eChannel, alice, bot.SubPuzzle), bot.KeyUserGames, "max", "1")
+	b.wantText(b.commandIn(e2eChannel, alice, bot.SubPuzzle), bot.KeyUserGames, "count", "1")
 }

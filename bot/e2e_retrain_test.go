@@ -306,7 +306,7 @@ func TestE2ERetrain(t *testing.T) {
 	}
 	report := e.waitReport(d)
 	e.wantChartReport(report.Message, 1)
-	games := e.cat.Text(bot.DefaultLocale, "retrain.games", "games", "2", "new", "2", "human", "2")
+	games := e.cat.Text(bot.DefaultLocale, "retrain.games", "games", e.cat.Plural(bot.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
 	if f := report.Message.Embeds[0].Fields; len(f) == 0 || f[0].Value != games {
 		t.Fatalf("report fields %+v, want first %q", f, games)
 	}

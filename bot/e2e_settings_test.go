@@ -190,6 +190,28 @@ func TestE2ESettings(t *testing.T) {
 			if st, _ := b.store.GuildSettings(b.ctx, e2eGuild); st["default-board"] != "5x5k4" {
 				t.Fatalf("stored settings %v", st)
 			}
+			// Discord's 32 languages take two menus of at most 25 options;
+			// Thai is in the second.
+			var langMenus []string
+			for _, comp := range c.Message.Buttons() {
+				if id, err := b.signer.Decode(comp.CustomID); err == nil && id.Action == bot.ActionSetting && strings.HasSuffix(string(id.Game), ".language") {
+					langMenus = append(langMenus, comp.CustomID)
+				}
+			}
+			if len(langMenus) != 2 {
+				t.Fatalf("%d language menus, want 2", len(langMenus))
+			}
+			d, err = b.srv.Click(b.ctx, fakediscord.ClickSpec{Actor: mod, MessageID: c.Message.ID, CustomID: langMenus[1], Values: []string{"th"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c = b.wait(d); c.Type != int(discordgo.InteractionResponseUpdateMessage) || !strings.Contains(settingField(c.Message, "language"), "th") {
+				t.Fatalf("after choosing th: type %d %q", c.Type, settingField(c.Message, "language"))
+			}
+			if st, _ := b.store.GuildSettings(b.ctx, e2eGuild); st["language"] != "th" {
+				t.Fatalf("stored settings %v", st)
+			}
+			b.wantBoardIn(b.commandAs(actor("600"), bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"}), discordgo.Thai)
 		}},
 		{"admin roles and log", func(t *testing.T, b *scenarioBed) {
 			// (Who holds a moderator role is checked by TestModerator: the

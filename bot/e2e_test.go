@@ -501,7 +501,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 		t.Fatalf("/ttt help in pt-BR = %q", r.Message.Content)
 	}
 	r, _ = e.command(bob, bot.SubStats, fakediscord.Option{Name: "user", Type: discordgo.ApplicationCommandOptionUser, Value: alice})
-	if want := e.cat.Text(bot.DefaultLocale, "stats.games", "games", "2", "wins", "0", "losses", "2", "draws", "0"); !strings.Contains(r.Message.Content, want) {
+	if want := e.cat.Plural(bot.DefaultLocale, "stats.games", 2, "wins", "0", "losses", "2", "draws", "0"); !strings.Contains(r.Message.Content, want) {
 		t.Fatalf("/ttt stats user:alice = %q, want a line %q", r.Message.Content, want)
 	}
 	r, _ = e.command(bob, bot.SubStats)

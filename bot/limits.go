@@ -35,7 +35,7 @@ func (b *Bot) checkGameLimits(ctx context.Context, c *call, st Settings) error {
 			return err
 		}
 		if n >= limit {
-			return &UserError{Key: KeyChannelGames, Vars: []string{"max", strconv.Itoa(limit)},
+			return &UserError{Key: KeyChannelGames, Vars: []string{"count", strconv.Itoa(limit)},
 				Err: fmt.Errorf("bot: channel %s has %d live games, the server's limit", c.i.ChannelID, n)}
 		}
 	}
@@ -45,7 +45,7 @@ func (b *Bot) checkGameLimits(ctx context.Context, c *call, st Settings) error {
 			return err
 		}
 		if n >= limit {
-			return &UserError{Key: KeyUserGames, Vars: []string{"max", strconv.Itoa(limit)},
+			return &UserError{Key: KeyUserGames, Vars: []string{"count", strconv.Itoa(limit)},
 				Err: fmt.Errorf("bot: user %s has %d live games in guild %s, the server's limit", c.user, n, c.i.GuildID)}
 		}
 	}

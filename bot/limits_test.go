@@ -30,7 +30,7 @@ func TestRenderGameLimitsGolden(t *testing.T) {
 	for _, tc := range cases {
 		for _, loc := range goldenLocales {
 			t.Run(tc.name+"/"+string(loc), func(t *testing.T) {
-				d := checked(t, r.Error(loc, &UserError{Key: tc.key, Vars: []string{"max", "3"}, Err: cause}))
+				d := checked(t, r.Error(loc, &UserError{Key: tc.key, Vars: []string{"count", "3"}, Err: cause}))
 				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
 					t.Error("not ephemeral: a refusal is private")
 				}
@@ -104,25 +104,25 @@ func TestCheckGameLimits(t *testing.T) {
 	check(command("1", "a"), perChannel, "")
 	create("1", [2]persistence.Seat{ai, ai}, false) // a duel
 	challenge := create("1", [2]persistence.Seat{{User: "a"}, {}}, true)
-	check(command("1", "b"), perChannel, KeyChannelGames+" max 2")
+	check(command("1", "b"), perChannel, KeyChannelGames+" count 2")
 	check(command("2", "b"), perChannel, "") // another channel
-	check(click("1", "b", ActionRematch, challenge.ID), perChannel, KeyChannelGames+" max 2")
+	check(click("1", "b", ActionRematch, challenge.ID), perChannel, KeyChannelGames+" count 2")
 	check(click("1", "b", ActionJoin, challenge.ID), perChannel, "") // joining adds no game
 	check(command("1", "b"), Settings{ChannelGames: 3}, "")          // room for one more
-	check(command("1", "b"), Settings{ChannelGames: 2, UserGames: 2}, KeyChannelGames+" max 2")
+	check(command("1", "b"), Settings{ChannelGames: 2, UserGames: 2}, KeyChannelGames+" count 2")
 
 	// a has the challenge in 1; a second game in 2 fills a's place.
 	check(command("2", "a"), perUser, "")
 	create("2", [2]persistence.Seat{{User: "a"}, ai}, false)
-	check(command("3", "a"), perUser, KeyUserGames+" max 2")
-	check(click("1", "a", ActionJoin, challenge.ID), perUser, KeyUserGames+" max 2")
+	check(command("3", "a"), perUser, KeyUserGames+" count 2")
+	check(click("1", "a", ActionJoin, challenge.ID), perUser, KeyUserGames+" count 2")
 	check(command("3", "b"), perUser, "")
 	// b joins a's challenge: one game for b, still two for a.
 	if _, err := store.Accept(ctx, challenge.ID, 0, "b"); err != nil {
 		t.Fatal(err)
 	}
-	check(command("3", "b"), Settings{UserGames: 1}, KeyUserGames+" max 1")
-	check(command("3", "a"), perUser, KeyUserGames+" max 2")
+	check(command("3", "b"), Settings{UserGames: 1}, KeyUserGames+" count 1")
+	check(command("3", "a"), perUser, KeyUserGames+" count 2")
 	// It ends: a place for each.
 	if _, err := store.Resign(ctx, challenge.ID, 0, "b"); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -114,7 +115,7 @@ func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings [
 		lines = append(lines, r.resultText(loc, s))
 		for _, c := range ratings {
 			lines = append(lines, r.cat.Text(loc, "rating.line", "player", mention(c.User),
-				"before", strconv.Itoa(int(math.Round(c.Before))), "after", strconv.Itoa(int(math.Round(c.After))),
+				"before", rating(c.Before), "after", rating(c.After),
 				"delta", signed(int(math.Round(c.After))-int(math.Round(c.Before)))))
 		}
 	}
@@ -214,17 +215,31 @@ func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, pos 
 	if user.IsAI() {
 		user, side = s.Players[1], game.O
 	}
+	day := puzzleDay(s.Puzzle)
 	switch {
 	case s.Status.Live() && !pos.Over():
-		return r.cat.Text(loc, "puzzle.task", "day", s.Puzzle, "mark", markEmoji(side), "player", r.seatName(loc, user))
+		return r.cat.Text(loc, "puzzle.task", "day", day, "mark", markEmoji(side), "player", r.seatName(loc, user))
 	case puzzleSolved(s, side):
-		return r.cat.Text(loc, "puzzle.solved", "day", s.Puzzle, "player", r.seatName(loc, user))
+		return r.cat.Text(loc, "puzzle.solved", "day", day, "player", r.seatName(loc, user))
 	case s.End == persistence.ByTimeout && s.Result == game.XWins && side == game.O, s.End == persistence.ByTimeout && s.Result == game.OWins && side == game.X:
-		return r.cat.Text(loc, "puzzle.timeout", "day", s.Puzzle, "player", r.seatName(loc, user))
+		return r.cat.Text(loc, "puzzle.timeout", "day", day, "player", r.seatName(loc, user))
 	case s.End == persistence.ByWin || s.End == persistence.ByDraw || s.End == persistence.ByResign:
-		return r.cat.Text(loc, "puzzle.failed", "day", s.Puzzle, "player", r.seatName(loc, user))
+		return r.cat.Text(loc, "puzzle.failed", "day", day, "player", r.seatName(loc, user))
 	}
-	return r.cat.Text(loc, "puzzle.ended", "day", s.Puzzle, "player", r.seatName(loc, user))
+	return r.cat.Text(loc, "puzzle.ended", "day", day, "player", r.seatName(loc, user))
+}
+
+// puzzleDay shows a puzzle's day, "2026-11-24", as a Discord date that
+// each reader's client writes in their language ("November 24, 2026",
+// "24. November 2026"). It is noon UTC of the day, so that every time
+// zone within 12 hours of UTC shows that date. A day that does not parse
+// shows as it is.
+func puzzleDay(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return "<t:" + strconv.FormatInt(t.Add(12*time.Hour).Unix(), 10) + ":D>"
 }
 
 // puzzleSolved reports whether the user playing side solved the puzzle of
@@ -391,6 +406,10 @@ func mention(user string) string { return "<@" + user + ">" }
 
 // timestamp is a Discord relative timestamp, shown as "in 5 minutes".
 func timestamp(unix int64) string { return "<t:" + strconv.FormatInt(unix, 10) + ":R>" }
+
+// rating writes a rating as a whole number without grouping, as chess
+// sites do ("1500", in every locale).
+func rating(r float64) string { return strconv.Itoa(int(math.Round(r))) }
 
 func signed(n int) string {
 	if n >= 0 {

@@ -112,7 +112,7 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 	case retrain.OutcomeRejected:
 		e.Description, e.Color = r.cat.Text(loc, "retrain.rejected"), colorRejected
 	case retrain.OutcomeTimedOut:
-		e.Description = r.cat.Text(loc, "retrain.timed_out", "minutes", strconv.Itoa(int(math.Round(timeLimit.Minutes()))))
+		e.Description = r.cat.Text(loc, "retrain.timed_out", "limit", r.cat.Duration(loc, timeLimit.Round(time.Second)))
 	case OutcomeStopped:
 		e.Description = r.cat.Text(loc, "retrain.stopped")
 	default:
@@ -124,10 +124,10 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		}
 	}
 	if c := rep.Corpus; c.Games > 0 || c.Corrupt > 0 || rep.Training != nil {
-		v := r.cat.Text(loc, "retrain.games", "games", strconv.Itoa(c.Games), "new", strconv.Itoa(c.NewGames),
-			"human", strconv.Itoa(c.HumanGames))
+		v := r.cat.Text(loc, "retrain.games", "games", r.cat.Plural(loc, "count.games", c.Games), "new", r.cat.Number(loc, c.NewGames),
+			"human", r.cat.Number(loc, c.HumanGames))
 		if c.Corrupt > 0 {
-			v += " " + r.cat.Text(loc, "retrain.corrupt", "count", strconv.Itoa(c.Corrupt))
+			v += " " + r.cat.Text(loc, "retrain.corrupt", "count", r.cat.Number(loc, c.Corrupt))
 		}
 		field("retrain.field.games", v)
 	}
@@ -135,14 +135,16 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		last := rep.Epochs[n-1]
 		positions := "?"
 		if rep.Training != nil {
-			positions = strconv.Itoa(rep.Training.Positions)
+			positions = r.cat.Plural(loc, "count.positions", rep.Training.Positions)
 		}
-		field("retrain.field.training", r.cat.Text(loc, "retrain.training", "epochs", strconv.Itoa(n), "positions", positions,
+		field("retrain.field.training", r.cat.Text(loc, "retrain.training", "epochs", r.cat.Plural(loc, "count.epochs", n), "positions", positions,
 			"loss", r.decimal(loc, last.Loss, 3), "policy", r.percent(loc, last.PolicyAcc), "human", r.percent(loc, last.HumanAcc)))
 	}
 	if g := rep.Gate; g != nil {
 		live := g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
-		field("retrain.field.arena", r.arena(loc, g, live), "games", strconv.Itoa(g.Games))
+		if v := r.arena(loc, g, live); v != "" {
+			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: r.cat.Plural(loc, "retrain.field.arena", g.Games), Value: truncate(v, 1024)})
+		}
 		switch rep.Live.Source {
 		case retrain.SourceRegistry:
 			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.registry", "version", strconv.FormatInt(rep.Live.Version, 10)))
@@ -158,8 +160,8 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		}
 	}
 	if rep.Workers > 0 {
-		e.Footer = &discordgo.MessageEmbedFooter{Text: r.cat.Text(loc, "retrain.footer", "workers", strconv.Itoa(rep.Workers),
-			"seconds", r.decimal(loc, rep.Durations.Total, 1))}
+		e.Footer = &discordgo.MessageEmbedFooter{Text: r.cat.Text(loc, "retrain.footer", "workers", r.cat.Number(loc, rep.Workers),
+			"took", r.cat.Duration(loc, time.Duration(rep.Durations.Total*float64(time.Second))))}
 	}
 	if !rep.Started.IsZero() {
 		e.Timestamp = rep.Started.UTC().Format(time.RFC3339)
@@ -238,7 +240,7 @@ func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo)
 		for i, h := range info.Live.Arch.Hidden {
 			hidden[i] = strconv.Itoa(h)
 		}
-		lines = append(lines, r.cat.Text(loc, "model.shape", "params", strconv.Itoa(info.Params), "hidden", strings.Join(hidden, "×")))
+		lines = append(lines, r.cat.Text(loc, "model.shape", "params", r.cat.Plural(loc, "count.parameters", info.Params), "hidden", strings.Join(hidden, "×")))
 	}
 	eval := info.Current.Eval
 	if info.Current.Version == 0 {
@@ -318,11 +320,7 @@ func (r *Renderer) decimal(loc discordgo.Locale, v float64, digits int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
-	s := strconv.FormatFloat(v, 'f', digits, 64)
-	if sep := r.cat.Text(loc, "number.decimal"); sep != "." && r.cat.Has("number.decimal") {
-		s = strings.Replace(s, ".", sep, 1)
-	}
-	return s
+	return r.cat.Decimal(loc, v, digits)
 }
 
 // percent formats a share in [0, 1] as a percentage with one decimal, or
@@ -331,7 +329,7 @@ func (r *Renderer) percent(loc discordgo.Locale, v float64) string {
 	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
-	return r.decimal(loc, 100*v, 1) + "%"
+	return r.cat.Percent(loc, v, 1)
 }
 
 // longTimestamp is a Discord timestamp shown as a date and time in the

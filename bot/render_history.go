@@ -80,8 +80,8 @@ func (r *Renderer) History(loc discordgo.Locale, v HistoryView) (*discordgo.Inte
 		lines = append(lines, r.cat.Text(loc, "history.none"))
 	} else {
 		first := v.Page*HistoryPage + 1
-		lines = append(lines, r.cat.Text(loc, "history.range", "from", strconv.Itoa(first),
-			"to", strconv.Itoa(first+len(v.Entries)-1), "total", strconv.Itoa(v.Total)))
+		lines = append(lines, r.cat.Text(loc, "history.range", "from", r.cat.Number(loc, first),
+			"to", r.cat.Number(loc, first+len(v.Entries)-1), "total", r.cat.Number(loc, v.Total)))
 	}
 	for i, e := range v.Entries {
 		lines = append(lines, r.historyLine(loc, v.Page*HistoryPage+i+1, e))
@@ -132,7 +132,7 @@ func (r *Renderer) historyLine(loc discordgo.Locale, n int, e persistence.Histor
 	}
 	line := r.cat.Text(loc, "history.line", "n", strconv.Itoa(n), "mark", markEmoji(e.Side),
 		"result", r.cat.Text(loc, res), "opponent", r.seatName(loc, opp), "rules", rules,
-		"moves", strconv.Itoa(e.Moves), "when", timestamp(e.Finished.Unix()), "game", string(e.Game))
+		"moves", r.cat.Plural(loc, "count.moves", e.Moves), "when", timestamp(e.Finished.Unix()), "game", string(e.Game))
 	if len(extra) > 0 {
 		line += " · " + strings.Join(extra, " · ")
 	}
@@ -171,7 +171,7 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 	part := game.Record{Rules: rec.Rules, Start: rec.Start, Moves: rec.Moves[:ply]}
 	pos := part.Position()
 	if ply == 0 {
-		lines = append(lines, r.cat.Text(loc, "replay.start", "total", strconv.Itoa(len(rec.Moves))))
+		lines = append(lines, r.cat.Plural(loc, "replay.start", len(rec.Moves)))
 	} else {
 		c := rec.Moves[ply-1]
 		mover := pos.At(c)
@@ -293,8 +293,8 @@ func (r *Renderer) Review(loc discordgo.Locale, g *persistence.ArchivedGame, rv 
 		}
 		e.Fields = append(e.Fields, &discordgo.MessageEmbedField{
 			Name: truncate(markEmoji(side)+" "+r.seatName(loc, s.Seat(side)), MaxEmbedFieldName),
-			Value: truncate(r.cat.Text(loc, "review.accuracy", "accuracy", percent(sum.Accuracy),
-				"kept", strconv.Itoa(sum.Kept), "moves", strconv.Itoa(sum.Moves))+"\n"+strings.Join(counts, " · "), MaxEmbedFieldValue),
+			Value: truncate(r.cat.Plural(loc, "review.accuracy", sum.Moves, "accuracy", r.cat.Percent(loc, sum.Accuracy, 0),
+				"kept", r.cat.Number(loc, sum.Kept))+"\n"+strings.Join(counts, " · "), MaxEmbedFieldValue),
 			Inline: true,
 		})
 	}
@@ -357,7 +357,7 @@ func (r *Renderer) valueText(loc discordgo.Locale, v review.Value, side game.Mar
 		if side == game.O {
 			score = 1 - score
 		}
-		return r.cat.Text(loc, "value.estimate", "pct", percent(score))
+		return r.cat.Text(loc, "value.estimate", "pct", r.cat.Percent(loc, score, 0))
 	}
 	plies := strconv.Itoa(v.Plies)
 	switch v.For(side) {
@@ -404,21 +404,12 @@ func chartMark(v review.Verdict) chart.Mark {
 	return chart.MarkNone
 }
 
-// percent writes a share in [0, 1] as a whole percentage.
-func percent(f float64) string {
-	return strconv.Itoa(int(math.Round(f*100))) + "%"
-}
-
 // Hint renders the private answer to /ttt hint: the best moves in pos and
 // what they keep, and that the game now counts as assisted.
 func (r *Renderer) Hint(loc discordgo.Locale, pos game.Position, h hintResult) *discordgo.InteractionResponseData {
 	names := make([]string, len(h.Moves))
 	for i, c := range h.Moves {
 		names[i] = "**" + c.String() + "**"
-	}
-	key := "hint.one"
-	if len(h.Moves) > 1 {
-		key = "hint.many"
 	}
 	var value string
 	if h.Value == game.Ongoing {
@@ -427,7 +418,7 @@ func (r *Renderer) Hint(loc discordgo.Locale, pos game.Position, h hintResult) *
 		value = r.valueText(loc, review.Value{Result: h.Value, Plies: h.Plies, Exact: true}, pos.ToMove())
 	}
 	lines := []string{
-		r.cat.Text(loc, key, "moves", strings.Join(names, ", "), "value", value),
+		r.cat.Plural(loc, "hint.moves", len(h.Moves), "moves", strings.Join(names, ", "), "value", value),
 		r.cat.Text(loc, "hint.assisted"),
 	}
 	return ephemeral(strings.Join(lines, "\n"))
@@ -445,7 +436,7 @@ func (r *Renderer) PuzzleLeaderboard(loc discordgo.Locale, places []persistence.
 			break
 		}
 		lines = append(lines, r.cat.Text(loc, "puzzle.board_line", "rank", strconv.Itoa(i+1), "player", mention(p.User),
-			"solved", strconv.Itoa(p.Solved), "streak", strconv.Itoa(p.Streak)))
+			"solved", r.cat.Number(loc, p.Solved), "streak", r.cat.Number(loc, p.Streak)))
 	}
 	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
 }

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,14 +49,14 @@ func (r *Renderer) Privacy(loc discordgo.Locale, info PrivacyInfo) *discordgo.In
 	corpus := r.cat.Text(loc, "privacy.corpus_kept")
 	switch {
 	case info.CorpusDays > 0:
-		corpus = r.cat.Text(loc, "privacy.corpus_age", "days", strconv.Itoa(info.CorpusDays))
+		corpus = r.cat.Text(loc, "privacy.corpus_age", "days", r.cat.Plural(loc, "count.days", info.CorpusDays))
 	case info.CorpusGames > 0:
-		corpus = r.cat.Text(loc, "privacy.corpus_size", "count", strconv.FormatInt(info.CorpusGames, 10))
+		corpus = r.cat.Text(loc, "privacy.corpus_size", "games", r.cat.Plural(loc, "count.games", int(info.CorpusGames)))
 	}
 	lines := []string{
 		r.cat.Text(loc, "privacy.title"),
-		r.cat.Text(loc, "privacy.games", "days", strconv.Itoa(info.FinishedDays)),
-		r.cat.Text(loc, "privacy.archive", "days", strconv.Itoa(info.HistoryDays), "limit", strconv.Itoa(info.HistoryLimit),
+		r.cat.Text(loc, "privacy.games", "days", r.cat.Plural(loc, "count.days", info.FinishedDays)),
+		r.cat.Text(loc, "privacy.archive", "days", r.cat.Plural(loc, "count.days", info.HistoryDays), "limit", r.cat.Number(loc, info.HistoryLimit),
 			"history", r.commandText(loc, CommandName, SubHistory)),
 		r.cat.Text(loc, "privacy.stats"),
 		corpus,
@@ -158,7 +157,7 @@ func (r *Renderer) forgetReport(loc discordgo.Locale, empty bool, nothing, done,
 		lines = []string{r.cat.Text(loc, done)}
 		for _, k := range kinds {
 			if k.n > 0 {
-				lines = append(lines, r.cat.Text(loc, k.key, "count", strconv.Itoa(k.n)))
+				lines = append(lines, r.cat.Text(loc, k.key, "count", r.cat.Number(loc, k.n)))
 			}
 		}
 		if footer != "" {

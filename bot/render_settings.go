@@ -9,10 +9,20 @@ import (
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
-// nativeNames are the shipped languages' names in themselves, as a
-// language menu shows them.
+// nativeNames are Discord's languages' names in themselves, as Discord's
+// own language menu shows them and the bot's language menu does.
 var nativeNames = map[discordgo.Locale]string{
-	discordgo.EnglishUS: "English (US)", discordgo.PortugueseBR: "Português do Brasil", discordgo.Greek: "Ελληνικά",
+	Indonesian: "Bahasa Indonesia", discordgo.Danish: "Dansk", discordgo.German: "Deutsch",
+	discordgo.EnglishGB: "English, UK", discordgo.EnglishUS: "English, US", discordgo.SpanishES: "Español",
+	discordgo.SpanishLATAM: "Español, LATAM", discordgo.French: "Français", discordgo.Croatian: "Hrvatski",
+	discordgo.Italian: "Italiano", discordgo.Lithuanian: "Lietuviškai", discordgo.Hungarian: "Magyar",
+	discordgo.Dutch: "Nederlands", discordgo.Norwegian: "Norsk", discordgo.Polish: "Polski",
+	discordgo.PortugueseBR: "Português do Brasil", discordgo.Romanian: "Română", discordgo.Finnish: "Suomi",
+	discordgo.Swedish: "Svenska", discordgo.Vietnamese: "Tiếng Việt", discordgo.Turkish: "Türkçe",
+	discordgo.Czech: "Čeština", discordgo.Greek: "Ελληνικά", discordgo.Bulgarian: "български",
+	discordgo.Russian: "Pусский", discordgo.Ukrainian: "Українська", discordgo.Hindi: "हिन्दी",
+	discordgo.Thai: "ไทย", discordgo.ChineseCN: "中文", discordgo.Japanese: "日本語",
+	discordgo.ChineseTW: "繁體中文", discordgo.Korean: "한국어",
 }
 
 // colorSettings is the embed colour of the settings message.
@@ -66,6 +76,15 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 		boards = append(boards, discordgo.SelectMenuOption{Label: truncate(r.cat.Text(loc, "choice.board."+p.Key), MaxSelectOptionLen),
 			Value: p.Key, Default: p.Key == board.String()})
 	}
+	type menu struct {
+		name        string
+		n           int // which menu of the setting, in the custom ID's move
+		placeholder string
+		options     []discordgo.SelectMenuOption
+	}
+	menus := []menu{{SettingDefaultBoard, 0, r.cat.Text(loc, "setting."+SettingDefaultBoard), boards}}
+	// The languages (and "each player's own") take more than one menu's
+	// 25 options: split them evenly, each menu naming its range.
 	langs := []discordgo.SelectMenuOption{{Label: truncate(r.cat.Text(loc, "settings.each_user"), MaxSelectOptionLen), Value: "none", Default: st.Language == ""}}
 	for _, l := range r.cat.Locales() {
 		label := string(l)
@@ -74,18 +93,27 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 		}
 		langs = append(langs, discordgo.SelectMenuOption{Label: label, Value: string(l), Default: st.Language == l})
 	}
-	for _, menu := range []struct {
-		name    string
-		options []discordgo.SelectMenuOption
-	}{{SettingDefaultBoard, boards}, {SettingLanguage, langs}} {
-		id, err := r.signer.Encode(CustomID{Action: ActionSetting, Game: persistence.GameID(guild + "." + menu.name), Owner: owner})
+	parts := (len(langs) + MaxSelectOptions - 1) / MaxSelectOptions
+	for i := range parts {
+		chunk := langs[i*len(langs)/parts : (i+1)*len(langs)/parts]
+		text := r.cat.Text(loc, "setting."+SettingLanguage)
+		if first := chunk[0].Value; parts > 1 {
+			if first == "none" {
+				first = chunk[1].Value
+			}
+			text += " · " + first + " … " + chunk[len(chunk)-1].Value
+		}
+		menus = append(menus, menu{SettingLanguage, i, text, chunk})
+	}
+	for _, m := range menus {
+		id, err := r.signer.Encode(CustomID{Action: ActionSetting, Game: persistence.GameID(guild + "." + m.name), Move: m.n, Owner: owner})
 		if err != nil {
 			return nil, err
 		}
 		one := 1
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.SelectMenu{
-			MenuType: discordgo.StringSelectMenu, CustomID: id, MinValues: &one, MaxValues: 1, Options: menu.options,
-			Placeholder: truncate(r.cat.Text(loc, "setting."+menu.name), MaxSelectPlaceholder),
+			MenuType: discordgo.StringSelectMenu, CustomID: id, MinValues: &one, MaxValues: 1, Options: m.options,
+			Placeholder: truncate(m.placeholder, MaxSelectPlaceholder),
 		}}})
 	}
 	return &discordgo.InteractionResponseData{

@@ -1,9 +1,7 @@
 package bot
 
 import (
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -22,8 +20,8 @@ const MaxLeaderboardLines = 25
 func (r *Renderer) Stats(loc discordgo.Locale, st persistence.Stats) *discordgo.InteractionResponseData {
 	lines := []string{
 		r.cat.Text(loc, "stats.title", "player", mention(st.User), "scope", r.scopeText(loc, st.Guild)),
-		r.cat.Text(loc, "stats.games", "games", itoa(st.Games), "wins", itoa(st.Wins), "losses", itoa(st.Losses), "draws", itoa(st.Draws)),
-		r.cat.Text(loc, "stats.rating", "rating", strconv.Itoa(int(math.Round(st.Rating))), "rated", itoa(st.Rated)),
+		r.cat.Plural(loc, "stats.games", int(st.Games), "wins", r.num(loc, st.Wins), "losses", r.num(loc, st.Losses), "draws", r.num(loc, st.Draws)),
+		r.cat.Text(loc, "stats.rating", "rating", rating(st.Rating), "rated", r.num(loc, st.Rated)),
 	}
 	levels := make([]string, 0, len(st.VsAI))
 	for l := range st.VsAI {
@@ -33,7 +31,7 @@ func (r *Renderer) Stats(loc discordgo.Locale, st persistence.Stats) *discordgo.
 	for _, l := range levels {
 		t := st.VsAI[l]
 		lines = append(lines, r.cat.Text(loc, "stats.vs_ai", "level", r.levelText(loc, l),
-			"wins", itoa(t.Wins), "losses", itoa(t.Losses), "draws", itoa(t.Draws)))
+			"wins", r.num(loc, t.Wins), "losses", r.num(loc, t.Losses), "draws", r.num(loc, t.Draws)))
 	}
 	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
 }
@@ -55,8 +53,8 @@ func (r *Renderer) Leaderboard(loc discordgo.Locale, guild string, places []pers
 		if i == MaxLeaderboardLines {
 			break
 		}
-		lines = append(lines, r.cat.Text(loc, "leaderboard.line", "rank", itoa(p.Rank), "player", mention(p.User),
-			"rating", strconv.Itoa(int(math.Round(p.Rating)))))
+		lines = append(lines, r.cat.Text(loc, "leaderboard.line", "rank", r.num(loc, p.Rank), "player", mention(p.User),
+			"rating", rating(p.Rating)))
 	}
 	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
 }
@@ -77,4 +75,5 @@ func (r *Renderer) levelText(loc discordgo.Locale, level string) string {
 	return level
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+// num formats a count for loc.
+func (r *Renderer) num(loc discordgo.Locale, n int64) string { return r.cat.Number(loc, int(n)) }

@@ -87,12 +87,20 @@ func TestRenderBoardGolden(t *testing.T) {
 	}
 }
 
-// TestRenderLocalesGolden pins a finished board, a challenge and the help
-// in the other locales.
+// l10nLocales are the locales whose board, challenge, stats, help and
+// retrain report are pinned in golden files besides en-US: different
+// scripts (Latin, Greek, Cyrillic, CJK, Devanagari, Thai) and plural
+// systems (one/other, one/few/many, none).
+var l10nLocales = []discordgo.Locale{discordgo.PortugueseBR, discordgo.Greek, discordgo.German, discordgo.Polish,
+	discordgo.Russian, discordgo.Japanese, discordgo.ChineseCN, discordgo.Hindi, discordgo.Thai, discordgo.SpanishLATAM}
+
+// TestRenderLocalesGolden pins a finished board, a challenge, the help and
+// stats with counts that take every plural form (1, 2, 5, 21, 22, 1500
+// games) in l10nLocales.
 func TestRenderLocalesGolden(t *testing.T) {
 	r := testRenderer(t)
 	win := boardCases()[4]
-	for _, loc := range []discordgo.Locale{discordgo.PortugueseBR, discordgo.Greek} {
+	for _, loc := range l10nLocales {
 		t.Run(string(loc), func(t *testing.T) {
 			d, err := r.Board(loc, win.session(t), win.ratings)
 			if err != nil {
@@ -105,6 +113,13 @@ func TestRenderLocalesGolden(t *testing.T) {
 			}
 			golden(t, "challenge-direct."+string(loc)+".json", wireJSON(t, c))
 			golden(t, "help."+string(loc)+".json", wireJSON(t, r.Help(loc)))
+			var stats []string
+			for _, n := range []int64{1, 2, 5, 21, 22, 1500} {
+				st := persistence.Stats{User: alice, Guild: "42", Games: n, Tally: persistence.Tally{Wins: n - 1, Draws: 1},
+					Rating: 1234.6, Rated: n, VsAI: map[string]persistence.Tally{"perfect": {Losses: n}}}
+				stats = append(stats, checked(t, r.Stats(loc, st)).Content)
+			}
+			golden(t, "stats-plurals."+string(loc)+".json", wireJSON(t, stats))
 		})
 	}
 }

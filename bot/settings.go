@@ -249,7 +249,11 @@ func (s *Settings) apply(name, text string, def Settings) (string, error) {
 				return string(l), nil
 			}
 		}
-		return "", settingErr(name)
+		codes := make([]string, len(s.languages))
+		for i, l := range s.languages {
+			codes[i] = string(l)
+		}
+		return "", userErr("error.bad_setting."+name, "locales", strings.Join(codes, ", "))
 	case SettingDefaultBoard:
 		if reset {
 			s.Board = def.Board
@@ -591,7 +595,7 @@ func (b *Bot) clickSetting(ctx context.Context, c *call, id CustomID) error {
 		value = onOff(id.Move == 1)
 	case SettingDefaultBoard, SettingLanguage:
 		values := c.i.MessageComponentData().Values
-		ok = ok && id.Move == 0 && len(values) == 1
+		ok = ok && (id.Move == 0 || name == SettingLanguage && id.Move < MaxSelectOptions) && len(values) == 1
 		if ok {
 			value = values[0]
 		}
@@ -691,14 +695,14 @@ func (r *Renderer) settingText(loc discordgo.Locale, name string, st Settings) s
 	case SettingAdminRoles:
 		return roles(st.AdminRoles)
 	case SettingTurnTime:
-		return durationText(st.TurnTime)
+		return r.cat.Duration(loc, st.TurnTime)
 	case SettingChallengeExpiry:
-		return durationText(st.ChallengeExpiry)
+		return r.cat.Duration(loc, st.ChallengeExpiry)
 	case SettingChallengeCooldown:
 		if st.ChallengeCooldown == 0 {
 			return r.cat.Text(loc, "settings.none")
 		}
-		return durationText(st.ChallengeCooldown)
+		return r.cat.Duration(loc, st.ChallengeCooldown)
 	case SettingChannelGames, SettingUserGames:
 		n := st.ChannelGames
 		if name == SettingUserGames {
@@ -735,27 +739,6 @@ func (r *Renderer) switchText(loc discordgo.Locale, v bool) string {
 		return "✅ " + r.cat.Text(loc, "settings.on")
 	}
 	return "⛔ " + r.cat.Text(loc, "settings.off")
-}
-
-// durationText writes a duration briefly: "45s", "10m", "1m30s", "1h30m".
-func durationText(d time.Duration) string {
-	if d <= 0 {
-		return "0s"
-	}
-	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	var b strings.Builder
-	for _, part := range []struct {
-		n    int
-		unit string
-	}{{h, "h"}, {m, "m"}, {sec, "s"}} {
-		if part.n > 0 {
-			b.WriteString(strconv.Itoa(part.n) + part.unit)
-		}
-	}
-	if b.Len() == 0 {
-		return d.String()
-	}
-	return b.String()
 }
 
 // list joins items as a sentence's list in loc ("a, b and c").

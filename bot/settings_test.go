@@ -142,17 +142,6 @@ func TestRenderAuditLogLongest(t *testing.T) {
 	}
 }
 
-func TestDurationText(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		45 * time.Second: "45s", 10 * time.Minute: "10m", 90 * time.Second: "1m30s", 90 * time.Minute: "1h30m",
-		24 * time.Hour: "24h", time.Hour + time.Second: "1h1s", 0: "0s", 500 * time.Millisecond: "500ms",
-	} {
-		if got := durationText(d); got != want {
-			t.Errorf("durationText(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // TestSettingsCacheCopies: what settings returns is the caller's own, so
 // a handler that changes it (clickSetting) cannot race another reading
 // the cache.

@@ -1,0 +1,258 @@
+package bot
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// TestCatalogCheck is the catalog check over every locale. NewCatalog
+// already refuses missing or extra keys, other placeholders and plural
+// forms that are not the language's; this adds what a translator can get
+// wrong while the data still loads:
+//   - every one of Discord's 32 locales is shipped, and no other;
+//   - each locale has a note on how it was translated and a glossary with
+//     every term of en-US's;
+//   - no text is left in English by mistake: a key whose text equals the
+//     English (or, in a locale that falls back, its fallback's) must be
+//     listed in "$same", and "$same" lists only such keys;
+//   - command and option names follow Discord's rules in every script and
+//     are unique;
+//   - every text, rendered with the longest realistic values (18-digit
+//     IDs, 32-character names, 25 channels, every language code), fits
+//     Discord's limit for where it is shown;
+//   - commands named in texts ("/ttt replay") are the locale's own names
+//     of the subcommands, and the words /ttt-admin set parses (on, off,
+//     none, 30s, 3x3k3, de, ...) are kept as they are in what it takes.
+func TestCatalogCheck(t *testing.T) {
+	c := testCatalog(t)
+	want := slices.Clone(DiscordLocales)
+	slices.SortFunc(want, func(a, b discordgo.Locale) int {
+		switch {
+		case a == DefaultLocale:
+			return -1
+		case b == DefaultLocale:
+			return 1
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	if got := c.Locales(); !slices.Equal(got, want) {
+		t.Errorf("locales %v, want Discord's %d: %v", got, len(want), want)
+	}
+	terms := c.Glossary(DefaultLocale)
+	if len(terms) < 20 {
+		t.Fatalf("en-US has %d glossary terms; want the game's terms", len(terms))
+	}
+	for _, loc := range c.Locales() {
+		t.Run(string(loc), func(t *testing.T) {
+			if n := utf8.RuneCountInString(c.Note(loc)); n < 40 {
+				t.Errorf("$note is %d characters: say how the locale was translated and checked", n)
+			}
+			g := c.Glossary(loc)
+			for _, term := range sortedKeys(terms) {
+				if strings.TrimSpace(g[term]) == "" {
+					t.Errorf("$glossary has no word for %q", term)
+				}
+			}
+			checkUntranslated(t, c, loc)
+			checkNames(t, c, loc)
+			checkLengths(t, c, loc)
+			checkMentions(t, c, loc)
+			checkTokens(t, c, loc)
+		})
+	}
+}
+
+// checkUntranslated: a text that is the same as the English one (or, in a
+// locale that falls back, as its fallback's, which it then need not write)
+// is intentional only if "$same" lists it.
+func checkUntranslated(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	if loc == DefaultLocale {
+		return
+	}
+	fb := c.Fallback(loc)
+	for _, key := range c.Keys() {
+		if fb != "" && !c.Own(loc, key) {
+			continue // read from the fallback, which is checked itself
+		}
+		forms := c.Forms(loc, key)
+		if fb != "" && maps.Equal(forms, c.Forms(fb, key)) {
+			t.Errorf("%q repeats %s's text; leave it out and the fallback reads it", key, string(fb))
+		}
+		same := sameTexts(forms, c.Forms(DefaultLocale, key))
+		switch {
+		case same && !c.Intentional(loc, key):
+			t.Errorf("%q is the English text %q: translate it, or list it in $same if that is right", key, forms["other"])
+		case !same && c.Intentional(loc, key):
+			t.Errorf("$same lists %q, but its text differs from the English", key)
+		}
+	}
+}
+
+// sameTexts reports whether every form of a is one of b's texts.
+func sameTexts(a, b map[string]string) bool {
+	for _, t := range a {
+		if !slices.Contains(slices.Collect(maps.Values(b)), t) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkNames: command and option names follow Discord's naming rules and
+// no two commands, or two options, share a name in one locale. (The
+// registered commands are checked level by level in TestCommandsValid.)
+func checkNames(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, key := range c.Keys() {
+		kind, _, _ := strings.Cut(key, ".")
+		if (kind != "cmd" && kind != "opt") || !strings.HasSuffix(key, ".name") {
+			continue
+		}
+		name := c.Text(loc, key)
+		if !commandNameRE.MatchString(name) || strings.ToLower(name) != name {
+			t.Errorf("%q is %q: a name is 1-32 lower-case letters, digits, - or _", key, name)
+		}
+		if other, ok := seen[kind+"|"+name]; ok {
+			t.Errorf("%q and %q are both %q", other, key, name)
+		}
+		seen[kind+"|"+name] = key
+	}
+}
+
+// worst are the longest realistic values of placeholders; any other gets
+// 32 characters, as long as a Discord name or an 18-digit mention.
+func worst(c *Catalog, loc discordgo.Locale) map[string]string {
+	long := func(prefix string) string {
+		var best string
+		for _, k := range c.Keys() {
+			if t := c.Text(loc, k); strings.HasPrefix(k, prefix) && utf8.RuneCountInString(t) > utf8.RuneCountInString(best) {
+				best = t
+			}
+		}
+		return best
+	}
+	var levels []string
+	for _, l := range Levels() {
+		levels = append(levels, c.Text(loc, "level."+string(l)))
+	}
+	channels := strings.TrimSpace(strings.Repeat("<#123456789012345678> ", 25))
+	cells := strings.TrimSuffix(strings.Repeat("**e5**, ", 25), ", ")
+	return map[string]string{
+		"channels": channels,
+		"levels":   strings.Join(levels, ", "),
+		"locales":  strings.Join(slicesOf(DiscordLocales), ", "),
+		"moves":    cells,
+		"stage":    long("retrain.stage."),
+		"setting":  long("setting."),
+		"rules":    long("choice.board."),
+		"summary":  strings.Repeat("w", 200),
+		"line":     "5x5k4 " + strings.Repeat("e5 ", 25),
+		"players":  strings.Repeat("w", 80),
+		"versions": strings.Repeat("v", 60),
+	}
+}
+
+func slicesOf(locs []discordgo.Locale) []string {
+	out := make([]string, len(locs))
+	for i, l := range locs {
+		out[i] = string(l)
+	}
+	return out
+}
+
+// keyLimit is the most characters Discord shows where key's text goes.
+func keyLimit(key string) int {
+	switch kind, rest, _ := strings.Cut(key, "."); {
+	case (kind == "cmd" || kind == "opt") && strings.HasSuffix(rest, ".name"):
+		return MaxCommandNameLen
+	case (kind == "cmd" || kind == "opt") && strings.HasSuffix(rest, ".desc"):
+		return MaxCommandDescLen
+	case kind == "choice" || kind == "level" || kind == "setting":
+		return MaxChoiceNameLen
+	case kind == "button":
+		return MaxButtonLabelLen
+	case strings.HasPrefix(key, "retrain.field.") || key == "retrain.title" || key == "review.title" ||
+		key == "review.story" || key == "review.share_name" || key == "settings.title":
+		return MaxEmbedFieldName
+	case kind == "retrain" || kind == "review" || strings.HasPrefix(key, "settings.takes."):
+		return MaxEmbedFieldValue
+	}
+	return MaxContentLen
+}
+
+// checkLengths renders every form of every text with the worst values and
+// holds it to its limit.
+func checkLengths(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	vals := worst(c, loc)
+	for _, key := range c.Keys() {
+		for form, text := range c.Forms(loc, key) {
+			var vars []string
+			for _, p := range Placeholders(text) {
+				v, ok := vals[p]
+				if !ok {
+					v = strings.Repeat("w", 32)
+				}
+				vars = append(vars, p, v)
+			}
+			if n, limit := utf8.RuneCountInString(fill(text, vars)), keyLimit(key); n > limit {
+				t.Errorf("%q (%s) is %d characters with the longest values; Discord shows %d there", key, form, n, limit)
+			}
+		}
+	}
+}
+
+// commandMention matches a subcommand named in a text: "/ttt replay".
+var commandMention = regexp.MustCompile("/ttt(?:-admin)? ([^\\s`.,;:!?()\"“”«»「」。、]+)")
+
+// checkMentions: a subcommand named in a text is the locale's own name for
+// it, so that what the text says is what the reader's client offers.
+func checkMentions(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, key := range c.Keys() {
+		if strings.HasPrefix(key, "cmd.") && strings.HasSuffix(key, ".name") {
+			names[c.Text(loc, key)] = true
+		}
+	}
+	for _, key := range c.Keys() {
+		for form, text := range c.Forms(loc, key) {
+			for _, m := range commandMention.FindAllStringSubmatch(text, -1) {
+				if !names[m[1]] {
+					t.Errorf("%q (%s) names %q, which is not a subcommand in %s", key, form, m[0], string(loc))
+				}
+			}
+		}
+	}
+}
+
+// settingTokens are the words /ttt-admin set parses; where the English
+// text of what a setting takes names one, every locale must keep it.
+var settingTokens = []string{"on", "off", "none", "all", "default", "30s", "24h", "90s", "10m", "1h", "1m", "5m", "2m",
+	"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "4x3xox", "de", "pl", "ja", "es-419"}
+
+func checkTokens(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	word := func(tok string) *regexp.Regexp {
+		return regexp.MustCompile(`(^|[^\p{L}\p{N}-])` + regexp.QuoteMeta(tok) + `($|[^\p{L}\p{N}-])`)
+	}
+	for _, key := range c.Keys() {
+		if !strings.HasPrefix(key, "settings.takes.") && !strings.HasPrefix(key, "error.bad_setting.") {
+			continue
+		}
+		en, text := c.Text(DefaultLocale, key), c.Text(loc, key)
+		for _, tok := range settingTokens {
+			if re := word(tok); re.MatchString(en) && !re.MatchString(text) {
+				t.Errorf("%q leaves out %q, a value /ttt-admin set takes as it is written", key, tok)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Package chart draws small standard-library PNG charts for the bot's
-// messages: the retrain report's training curves (through Canvas) and the
-// value of a reviewed game move by move (Values).
+// messages: the retrain report's training curves (through Canvas), the
+// value of a reviewed game move by move (Values), and a tournament's
+// elimination bracket (BracketPNG) or standings table (TablePNG).
 //
 // A Canvas is a paletted image with the few primitives those charts share:
 // rectangles, one-pixel rules, thick solid or dashed lines and text in a

@@ -55,6 +55,7 @@ var glyphs = map[rune][5]uint8{
 	'(': {0b010, 0b100, 0b100, 0b100, 0b010},
 	')': {0b010, 0b001, 0b001, 0b001, 0b010},
 	'?': {0b111, 0b001, 0b010, 0, 0b010},
+	'#': {0b010, 0b111, 0b010, 0b111, 0b010},
 }
 
 // Font metrics at scale 1: a glyph is 3x5 pixels and characters advance
@@ -79,7 +80,7 @@ func TextHeight(scale int) int { return glyphH * scale }
 
 // Text draws s with its top-left corner at (x, y), each font pixel a
 // scale x scale square of colour ci. The font has digits, the Latin
-// letters (drawn upper case), space and . , - + = % : / ( ) ?; any other
+// letters (drawn upper case), space and . , - + = % : / ( ) ? #; any other
 // character is drawn as '?', so text for people in other languages does
 // not belong in a chart.
 func (c *Canvas) Text(x, y int, s string, scale int, ci uint8) {

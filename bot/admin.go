@@ -111,7 +111,7 @@ func (b *Bot) endGames(ctx context.Context, c *call) error {
 		return &UserError{Key: KeyNoGame, Err: fmt.Errorf("bot: no live game in channel %s", c.i.ChannelID)}
 	}
 	b.audit(ctx, c, "end-game", "<#"+c.i.ChannelID+"> "+strconv.Itoa(ended))
-	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyEnded, "count", strconv.Itoa(ended)))
+	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyEnded, "count", b.cat.Number(c.loc, ended)))
 }
 
 // rematch starts a new game of the finished game id with the same players

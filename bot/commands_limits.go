@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,21 +18,23 @@ const (
 	MaxOptionChoices  = 25
 	MaxChoiceNameLen  = 100
 	// MaxCommandTotalSize bounds the characters of a command's names,
-	// descriptions and choice names and values, in each locale (a
-	// locale's localisation counts in place of the default text).
+	// descriptions and choice names and values, each counted with its
+	// longest localisation (Discord's rule).
 	MaxCommandTotalSize = 8000
 )
 
 // commandNameRE is Discord's rule for command, option and their localised
 // names: letters and digits of any script, the Devanagari and Thai
 // scripts whole (their vowel signs are marks, not letters), "-" and "_".
+// (Discord also allows an apostrophe; we do not use one.)
 var commandNameRE = regexp.MustCompile(`^[-_\p{L}\p{N}\p{Devanagari}\p{Thai}]{1,32}$`)
 
 // CheckCommands reports every way cmds break Discord's rules: names not
 // lower case or not matching Discord's name pattern (localised ones too),
 // empty or over-long descriptions, more than 25 options or choices,
 // required options after optional ones, repeated names on one level (in
-// any locale), and a command over 8000 characters in any locale.
+// any locale), and a command over 8000 characters counting each text's
+// longest localisation.
 func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
 	var errs []error
 	bad := func(format string, a ...any) {
@@ -112,48 +113,38 @@ func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
 			}
 		}
 		walk("/"+c.Name, c.Options)
-		for _, l := range append([]discordgo.Locale{""}, sortedLocales(locales)...) {
-			if n := commandSize(c, l); n > MaxCommandTotalSize {
-				bad("/%s [%s]: %d characters, limit %d", c.Name, string(l), n, MaxCommandTotalSize)
-			}
+		if n := commandSize(c); n > MaxCommandTotalSize {
+			bad("/%s: %d characters counting each text's longest localisation, limit %d", c.Name, n, MaxCommandTotalSize)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func sortedLocales(m map[discordgo.Locale]bool) []discordgo.Locale {
-	var out []discordgo.Locale
-	for l := range m {
-		out = append(out, l)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // commandSize counts the characters of c's names, descriptions and choice
-// names and values as seen in locale l ("" for the default).
-func commandSize(c *discordgo.ApplicationCommand, l discordgo.Locale) int {
-	pick := func(def string, m map[discordgo.Locale]string) int {
-		if s, ok := m[l]; ok {
-			return utf8.RuneCountInString(s)
+// names and values as Discord does: each text counts with its longest
+// version, the default or a localisation.
+func commandSize(c *discordgo.ApplicationCommand) int {
+	longest := func(def string, m map[discordgo.Locale]string) int {
+		n := utf8.RuneCountInString(def)
+		for _, s := range m {
+			n = max(n, utf8.RuneCountInString(s))
 		}
-		return utf8.RuneCountInString(def)
+		return n
 	}
-	var descs map[discordgo.Locale]string
+	var descs, names map[discordgo.Locale]string
 	if c.DescriptionLocalizations != nil {
 		descs = *c.DescriptionLocalizations
 	}
-	var names map[discordgo.Locale]string
 	if c.NameLocalizations != nil {
 		names = *c.NameLocalizations
 	}
-	n := pick(c.Name, names) + pick(c.Description, descs)
+	n := longest(c.Name, names) + longest(c.Description, descs)
 	var walk func(opts []*discordgo.ApplicationCommandOption)
 	walk = func(opts []*discordgo.ApplicationCommandOption) {
 		for _, o := range opts {
-			n += pick(o.Name, o.NameLocalizations) + pick(o.Description, o.DescriptionLocalizations)
+			n += longest(o.Name, o.NameLocalizations) + longest(o.Description, o.DescriptionLocalizations)
 			for _, ch := range o.Choices {
-				n += pick(ch.Name, ch.NameLocalizations) + utf8.RuneCountInString(fmt.Sprint(ch.Value))
+				n += longest(ch.Name, ch.NameLocalizations) + utf8.RuneCountInString(fmt.Sprint(ch.Value))
 			}
 			walk(o.Options)
 		}

@@ -53,7 +53,7 @@ func TestCheckCommandsCatches(t *testing.T) {
 					}
 				}
 			}
-		}, "[th]: "},
+		}, "characters counting each text's longest localisation, limit 8000"},
 		{"space in localised name", func(c []*discordgo.ApplicationCommand) { c[0].Options[0].NameLocalizations[discordgo.Greek] = "α β" }, `name "α β"`},
 		{"long description", func(c []*discordgo.ApplicationCommand) { c[0].Description = strings.Repeat("d", 101) }, "description is 101"},
 		{"empty description", func(c []*discordgo.ApplicationCommand) { c[0].Options[1].Options[0].Description = "" }, "description is 0"},
@@ -442,8 +442,10 @@ func ExampleCommands() {
 func TestCommandSizes(t *testing.T) {
 	cat := testCatalog(t)
 	for _, c := range Commands(cat, Levels()) {
-		for _, loc := range append([]discordgo.Locale{""}, cat.Locales()[1:]...) {
-			t.Logf("/%s [%s]: %d characters", c.Name, string(loc), commandSize(c, loc))
+		n := commandSize(c)
+		t.Logf("/%s: %d characters counting each text's longest localisation (limit %d)", c.Name, n, MaxCommandTotalSize)
+		if n > MaxCommandTotalSize*9/10 {
+			t.Errorf("/%s is %d characters, within 10%% of Discord's %d: shorten descriptions before adding more", c.Name, n, MaxCommandTotalSize)
 		}
 	}
 }

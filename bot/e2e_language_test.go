@@ -146,7 +146,7 @@ func TestE2ELanguage(t *testing.T) {
 		{"every Discord locale", func(t *testing.T, b *scenarioBed) {
 			// Each of Discord's 32 client languages gets the help, and a
 			// board it starts, in its own language.
-			for i, loc := range bot.DiscordLocales {
+			for i, loc := range bot.DiscordLocales() {
 				a := actor(strconv.Itoa(500 + i))
 				a.Locale = string(loc)
 				r := b.commandAs(a, bot.SubHelp)

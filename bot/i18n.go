@@ -37,9 +37,12 @@ var ErrLocale = errors.New("bot: bad locale data")
 //go:embed locales/*.json
 var localeFiles embed.FS
 
-// DiscordLocales are the 32 locales Discord's clients offer, in the order
-// of Discord's documentation. The catalog ships every one of them.
-var DiscordLocales = []discordgo.Locale{
+// DiscordLocales returns the 32 locales Discord's clients offer, in the
+// order of Discord's documentation. The catalog ships every one of them.
+func DiscordLocales() []discordgo.Locale { return slices.Clone(discordLocales) }
+
+// discordLocales are DiscordLocales.
+var discordLocales = []discordgo.Locale{
 	Indonesian, discordgo.Danish, discordgo.German, discordgo.EnglishGB, discordgo.EnglishUS,
 	discordgo.SpanishES, discordgo.SpanishLATAM, discordgo.French, discordgo.Croatian, discordgo.Italian,
 	discordgo.Lithuanian, discordgo.Hungarian, discordgo.Dutch, discordgo.Norwegian, discordgo.Polish,
@@ -95,6 +98,7 @@ type localeData struct {
 type Catalog struct {
 	locs    map[discordgo.Locale]*localeData
 	locales []discordgo.Locale // sorted, DefaultLocale first
+	matcher language.Matcher   // over locales' tags, in that order
 }
 
 // NewCatalog returns the catalog of the embedded locales (locales/*.json,
@@ -143,6 +147,11 @@ func newCatalogFS(fsys fs.FS, dir string) (*Catalog, error) {
 		}
 		return strings.Compare(string(a), string(b))
 	})
+	tags := make([]language.Tag, len(c.locales))
+	for i, loc := range c.locales {
+		tags[i] = c.locs[loc].tag
+	}
+	c.matcher = language.NewMatcher(tags)
 	var problems []string
 	for _, loc := range c.locales {
 		if err := c.inherit(loc); err != nil {
@@ -418,27 +427,18 @@ func (c *Catalog) Has(key string) bool {
 }
 
 // Resolve returns the catalog locale used for a Discord locale: the locale
-// itself, else one of the same language ("pt" reads pt-BR, "es" es-ES
-// rather than a regional variant that falls back to it), else
-// DefaultLocale.
+// itself, else the closest by CLDR's language matching ("pt" and "pt-PT"
+// read pt-BR, "es-MX" es-419, "zh-HK" zh-TW, "nb" no), else DefaultLocale.
 func (c *Catalog) Resolve(loc discordgo.Locale) discordgo.Locale {
 	if _, ok := c.locs[loc]; ok {
 		return loc
 	}
-	lang, _, _ := strings.Cut(string(loc), "-")
-	var found discordgo.Locale
-	for _, l := range c.locales {
-		if l2, _, _ := strings.Cut(string(l), "-"); strings.EqualFold(l2, lang) {
-			if c.locs[l].fallback == "" {
-				return l
-			}
-			if found == "" {
-				found = l
-			}
-		}
+	tag, err := language.Parse(string(loc))
+	if err != nil {
+		return DefaultLocale
 	}
-	if found != "" {
-		return found
+	if _, i, conf := c.matcher.Match(tag); conf != language.No {
+		return c.locales[i]
 	}
 	return DefaultLocale
 }
@@ -497,8 +497,15 @@ func fill(t string, vars []string) string {
 		if j < 0 {
 			break
 		}
-		b.WriteString(t[:i])
 		name, val := t[i+1:i+j], t[i:i+j+1]
+		if !placeholderName(name) {
+			// A brace that opens no placeholder ("a { b {x}") is text, as
+			// Placeholders reads it: write it and look on after it.
+			b.WriteString(t[:i+1])
+			t = t[i+1:]
+			continue
+		}
+		b.WriteString(t[:i])
 		for v := 0; v+1 < len(vars); v += 2 {
 			if vars[v] == name {
 				val = vars[v+1]
@@ -530,32 +537,32 @@ func (c *Catalog) Percent(loc discordgo.Locale, f float64, digits int) string {
 	return c.locale(loc).printer.Sprint(number.Percent(f, number.MinFractionDigits(digits), number.MaxFractionDigits(digits)))
 }
 
-// Duration writes d in words for loc, in its largest unit and, if not
-// zero, the next: "1 hour 30 minutes", "45 seconds", "2 Tage". Parts of a
-// second are dropped.
+// Duration writes d in words for loc, every unit that is not zero from
+// days to seconds, joined by the locale's "duration.pair": "1 hour 30
+// minutes", "45 seconds", "1 hour 5 seconds", "2 Tage". Parts of a second
+// are dropped.
 func (c *Catalog) Duration(loc discordgo.Locale, d time.Duration) string {
-	units := []struct {
-		key  string
-		size time.Duration
-	}{{"duration.days", 24 * time.Hour}, {"duration.hours", time.Hour}, {"duration.minutes", time.Minute}, {"duration.seconds", time.Second}}
 	if d < time.Second {
 		return c.Plural(loc, "duration.seconds", 0)
 	}
-	for i, u := range units {
+	var out string
+	for _, u := range []struct {
+		key  string
+		size time.Duration
+	}{{"duration.days", 24 * time.Hour}, {"duration.hours", time.Hour}, {"duration.minutes", time.Minute}, {"duration.seconds", time.Second}} {
 		n := d / u.size
 		if n == 0 {
 			continue
 		}
-		first := c.Plural(loc, u.key, int(n))
-		if i+1 < len(units) {
-			next := units[i+1]
-			if m := (d - n*u.size) / next.size; m > 0 {
-				return c.Text(loc, "duration.pair", "first", first, "second", c.Plural(loc, next.key, int(m)))
-			}
+		d -= n * u.size
+		part := c.Plural(loc, u.key, int(n))
+		if out == "" {
+			out = part
+		} else {
+			out = c.Text(loc, "duration.pair", "first", out, "second", part)
 		}
-		return first
 	}
-	return ""
+	return out
 }
 
 // Localizations returns the text of key in every locale whose text

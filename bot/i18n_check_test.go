@@ -31,7 +31,7 @@ import (
 //     none, 30s, 3x3k3, de, ...) are kept as they are in what it takes.
 func TestCatalogCheck(t *testing.T) {
 	c := testCatalog(t)
-	want := slices.Clone(DiscordLocales)
+	want := DiscordLocales()
 	slices.SortFunc(want, func(a, b discordgo.Locale) int {
 		switch {
 		case a == DefaultLocale:
@@ -148,7 +148,7 @@ func worst(c *Catalog, loc discordgo.Locale) map[string]string {
 	return map[string]string{
 		"channels": channels,
 		"levels":   strings.Join(levels, ", "),
-		"locales":  strings.Join(slicesOf(DiscordLocales), ", "),
+		"locales":  strings.Join(slicesOf(DiscordLocales()), ", "),
 		"moves":    cells,
 		"stage":    long("retrain.stage."),
 		"setting":  long("setting."),
@@ -213,22 +213,35 @@ func checkLengths(t *testing.T, c *Catalog, loc discordgo.Locale) {
 // commandMention matches a subcommand named in a text: "/ttt replay".
 var commandMention = regexp.MustCompile("/ttt(?:-admin)? ([^\\s`.,;:!?()\"“”«»「」。、]+)")
 
-// checkMentions: a subcommand named in a text is the locale's own name for
-// it, so that what the text says is what the reader's client offers.
+// checkMentions: the subcommands a text names are the ones the English
+// text names, each by the locale's own name for it, so that what the text
+// says is what the reader's client offers.
 func checkMentions(t *testing.T, c *Catalog, loc discordgo.Locale) {
 	t.Helper()
-	names := map[string]bool{}
+	byEnglish := map[string]string{} // English name -> the locale's
 	for _, key := range c.Keys() {
 		if strings.HasPrefix(key, "cmd.") && strings.HasSuffix(key, ".name") {
-			names[c.Text(loc, key)] = true
+			byEnglish[c.Text(DefaultLocale, key)] = c.Text(loc, key)
 		}
 	}
+	mentions := func(text string) []string {
+		var out []string
+		for _, m := range commandMention.FindAllStringSubmatch(text, -1) {
+			out = append(out, m[1])
+		}
+		slices.Sort(out)
+		return out
+	}
 	for _, key := range c.Keys() {
+		var want []string
+		for _, m := range mentions(c.Text(DefaultLocale, key)) {
+			want = append(want, byEnglish[m])
+		}
+		slices.Sort(want)
 		for form, text := range c.Forms(loc, key) {
-			for _, m := range commandMention.FindAllStringSubmatch(text, -1) {
-				if !names[m[1]] {
-					t.Errorf("%q (%s) names %q, which is not a subcommand in %s", key, form, m[0], string(loc))
-				}
+			if got := mentions(text); !slices.Equal(got, want) {
+				t.Errorf("%q (%s) names the subcommands %q; the English names %q, which are %q in %s", key, form, got,
+					mentions(c.Text(DefaultLocale, key)), want, string(loc))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -20,7 +21,11 @@ import (
 
 // keyLiteral matches string literals in the code that look like catalog
 // keys.
-var keyLiteral = regexp.MustCompile(`"((?:reply|error|result|rating|board|button|challenge|player|rules|help|choice|level|opt|cmd)\.[a-z0-9_.-]+)"`)
+var keyLiteral = regexp.MustCompile(`"((?:reply|error|result|rating|board|button|challenge|player|rules|help|choice|level|opt|cmd|count|duration|stats|hint|replay|review|retrain|model|history|puzzle|privacy|forget|forget_me|forget_server|settings|setting|log|list|value|verdict|leaderboard|admin)\.[a-z0-9_.-]+)"`)
+
+// textCall matches a Text or Reply call with a literal key, which must not
+// be a plural text (Plural picks its form; Text would give "other").
+var textCall = regexp.MustCompile(`\.(?:Text|Reply)\([^,()]+, "([a-z0-9_.-]+)"`)
 
 // TestKeysInCodeExist scans the package's code for key literals and checks
 // each is in the catalog (keys built at run time, like "opt."+name+".name",
@@ -42,12 +47,17 @@ func TestKeysInCodeExist(t *testing.T) {
 		}
 		for _, m := range keyLiteral.FindAllStringSubmatch(string(src), -1) {
 			key := m[1]
-			if strings.HasSuffix(key, ".") {
-				continue // a prefix joined at run time
+			if strings.HasSuffix(key, ".") || strings.HasSuffix(key, ".png") {
+				continue // a prefix joined at run time, or a file name
 			}
 			n++
 			if !c.Has(key) {
 				t.Errorf("%s uses %q, which no locale has", f, key)
+			}
+		}
+		for _, m := range textCall.FindAllStringSubmatch(string(src), -1) {
+			if len(c.Forms(DefaultLocale, m[1])) > 1 {
+				t.Errorf("%s: %s names a plural text; use Plural with its count", f, m[0])
 			}
 		}
 	}
@@ -92,8 +102,13 @@ func TestCatalogResolve(t *testing.T) {
 		discordgo.PortugueseBR: discordgo.PortugueseBR,
 		"pt":                   discordgo.PortugueseBR,
 		"pt-PT":                discordgo.PortugueseBR,
-		"es":                   discordgo.SpanishES, // not es-419, which falls back to es-ES
+		"es":                   discordgo.SpanishES,
+		"es-MX":                discordgo.SpanishLATAM,
 		"fr-CA":                discordgo.French,
+		"zh-HK":                discordgo.ChineseTW,
+		"zh-Hans":              discordgo.ChineseCN,
+		"nb":                   discordgo.Norwegian,
+		"en":                   discordgo.EnglishUS,
 		discordgo.Greek:        discordgo.Greek,
 		discordgo.German:       discordgo.German,
 		"xx":                   discordgo.EnglishUS,
@@ -181,9 +196,11 @@ func TestCatalogPlural(t *testing.T) {
 		{discordgo.SpanishLATAM, 1000, "1,000 partidas de W"},
 	}
 	for _, tt := range tests {
-		if got := c.Plural(tt.loc, "g", tt.n, "who", "W"); got != tt.want {
-			t.Errorf("Plural(%s, %d) = %q, want %q", string(tt.loc), tt.n, got, tt.want)
-		}
+		t.Run(fmt.Sprintf("%s/%d", string(tt.loc), tt.n), func(t *testing.T) {
+			if got := c.Plural(tt.loc, "g", tt.n, "who", "W"); got != tt.want {
+				t.Errorf("Plural = %q, want %q", got, tt.want)
+			}
+		})
 	}
 	if got := c.Text(discordgo.Polish, "g", "who", "W"); got != "{count} gry (ułamek) W" {
 		t.Errorf("Text of a plural = %q, want its other form", got)
@@ -235,8 +252,8 @@ func TestCatalogDuration(t *testing.T) {
 		{discordgo.EnglishUS, 1500 * time.Millisecond, "1 s"},
 		{discordgo.EnglishUS, 45 * time.Second, "45 ss"},
 		{discordgo.EnglishUS, 90 * time.Second, "1 m 30 ss"},
-		{discordgo.EnglishUS, time.Hour + 5*time.Second, "1 h"},
-		{discordgo.EnglishUS, 26 * time.Hour, "1 d 2 hh"},
+		{discordgo.EnglishUS, time.Hour + 5*time.Second, "1 h 5 ss"},
+		{discordgo.EnglishUS, 26*time.Hour + time.Minute + time.Second, "1 d 2 hh 1 m 1 s"},
 		{discordgo.Polish, 2 * time.Hour, "2 hf"},
 		{discordgo.Polish, 5*time.Minute + time.Second, "5 mm 1 s"},
 		{discordgo.Japanese, 90 * time.Minute, "1h30m"},
@@ -351,4 +368,72 @@ func ExampleCatalog_Plural() {
 	// en-US 1 game / 2 games / 5 games / 21 games / 22 games / 1,500 games
 	// pl 1 partia / 2 partie / 5 partii / 21 partii / 22 partie / 1 500 partii
 	// ru 1 партия / 2 партии / 5 партий / 21 партия / 22 партии / 1 500 партий
+}
+
+// TestCatalogConcurrent formats from many goroutines at once (run under
+// -race): a Catalog is shared by every handler.
+func TestCatalogConcurrent(t *testing.T) {
+	c := fakeCatalog(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				loc := []discordgo.Locale{discordgo.EnglishUS, discordgo.Polish, discordgo.Japanese, discordgo.SpanishLATAM}[(g+i)%4]
+				if s := c.Plural(loc, "g", i, "who", "W") + c.Number(loc, i*1000) + c.Percent(loc, float64(i)/200, 1) +
+					c.Decimal(loc, float64(i)/7, 2) + c.Duration(loc, time.Duration(i)*time.Minute); strings.Contains(s, "{") {
+					t.Errorf("unfilled: %q", s)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// FuzzFill checks that filling every placeholder Placeholders finds
+// leaves none of them in the text, whatever stray braces it has.
+func FuzzFill(f *testing.F) {
+	for _, s := range []string{"", "{a}", "a { b {x}", "{{a}}", "{a}{b} {c", "}{a{b}", "`{Upper}` {lower}{0}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		names := Placeholders(text)
+		var vars []string
+		for _, n := range names {
+			vars = append(vars, n, "\x00")
+		}
+		got := fill(text, vars)
+		for _, n := range names {
+			if strings.Contains(got, "{"+n+"}") && !strings.Contains(text, "{{"+n+"}}") {
+				t.Errorf("fill(%q) = %q still has {%s}", text, got, n)
+			}
+		}
+	})
+}
+
+// FuzzParseLocale checks that no locale file makes parseLocale panic, and
+// that what it accepts has only known plural forms.
+func FuzzParseLocale(f *testing.F) {
+	for _, s := range []string{`{"a": "A"}`, `{"$note": "n", "p": {"one": "{count}", "other": "{count}s"}}`, `{"$fallback": 1}`, `{"p": {"single": "x"}}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ld, err := parseLocale(discordgo.Polish, b)
+		if err != nil {
+			return
+		}
+		for k, e := range ld.entries {
+			for form := range e.forms {
+				if _, ok := formNames[form]; !ok {
+					t.Errorf("%q has form %v", k, form)
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkCatalogPlural(b *testing.B) {
+	c := fakeCatalog(&testing.T{})
+	for b.Loop() {
+		c.Plural(discordgo.Polish, "g", 1234, "who", "W")
+	}
 }

@@ -57,12 +57,12 @@ func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user 
 	vars := []string{"rules", r.rulesText(loc, rules), "user", mention(user), "stage", stage}
 	var lines []string
 	if p.Total > 0 {
-		lines = append(lines, r.cat.Text(loc, "retrain.progress_count", append(vars, "done", strconv.Itoa(p.Done), "total", strconv.Itoa(p.Total))...))
+		lines = append(lines, r.cat.Text(loc, "retrain.progress_count", append(vars, "done", r.cat.Number(loc, p.Done), "total", r.cat.Number(loc, p.Total))...))
 	} else {
 		lines = append(lines, r.cat.Text(loc, "retrain.progress", vars...))
 	}
 	if e := p.Epoch; e != nil {
-		lines = append(lines, r.cat.Text(loc, "retrain.epoch", "n", strconv.Itoa(e.N), "of", strconv.Itoa(e.Of),
+		lines = append(lines, r.cat.Text(loc, "retrain.epoch", "n", r.cat.Number(loc, e.N), "of", r.cat.Number(loc, e.Of),
 			"loss", r.decimal(loc, e.Loss, 3), "policy", r.percent(loc, e.PolicyAcc), "human", r.percent(loc, e.HumanAcc)))
 	}
 	lines = append(lines, r.cat.Text(loc, "retrain.since", "ago", timestamp(started.Unix())))
@@ -143,7 +143,7 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 	if g := rep.Gate; g != nil {
 		live := g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
 		if v := r.arena(loc, g, live); v != "" {
-			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: r.cat.Plural(loc, "retrain.field.arena", g.Games), Value: truncate(v, 1024)})
+			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: r.cat.Plural(loc, "retrain.field.arena", g.Games), Value: truncate(v, MaxEmbedFieldValue)})
 		}
 		switch rep.Live.Source {
 		case retrain.SourceRegistry:

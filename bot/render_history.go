@@ -175,7 +175,7 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 	} else {
 		c := rec.Moves[ply-1]
 		mover := pos.At(c)
-		line := r.cat.Text(loc, "replay.move", "n", strconv.Itoa(ply), "total", strconv.Itoa(len(rec.Moves)),
+		line := r.cat.Text(loc, "replay.move", "n", r.cat.Number(loc, ply), "total", r.cat.Number(loc, len(rec.Moves)),
 			"mark", markEmoji(mover), "cell", c.String())
 		if notes != nil && ply-1 < len(notes.Verdicts) {
 			v := parseVerdict(notes.Verdicts[ply-1])
@@ -288,13 +288,13 @@ func (r *Renderer) Review(loc discordgo.Locale, g *persistence.ArchivedGame, rv 
 		counts := make([]string, 0, len(sum.Count))
 		for v := review.Best; v <= review.Blunder; v++ {
 			if sum.Count[v] > 0 {
-				counts = append(counts, verdictSymbol(v)+" "+strconv.Itoa(sum.Count[v]))
+				counts = append(counts, verdictSymbol(v)+" "+r.cat.Number(loc, sum.Count[v]))
 			}
 		}
 		e.Fields = append(e.Fields, &discordgo.MessageEmbedField{
 			Name: truncate(markEmoji(side)+" "+r.seatName(loc, s.Seat(side)), MaxEmbedFieldName),
-			Value: truncate(r.cat.Plural(loc, "review.accuracy", sum.Moves, "accuracy", r.cat.Percent(loc, sum.Accuracy, 0),
-				"kept", r.cat.Number(loc, sum.Kept))+"\n"+strings.Join(counts, " · "), MaxEmbedFieldValue),
+			Value: truncate(r.cat.Text(loc, "review.accuracy", "accuracy", r.cat.Percent(loc, sum.Accuracy, 0),
+				"kept", r.cat.Number(loc, sum.Kept), "moves", r.cat.Number(loc, sum.Moves))+"\n"+strings.Join(counts, " · "), MaxEmbedFieldValue),
 			Inline: true,
 		})
 	}

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -20,10 +21,14 @@ var nativeNames = map[discordgo.Locale]string{
 	discordgo.PortugueseBR: "Português do Brasil", discordgo.Romanian: "Română", discordgo.Finnish: "Suomi",
 	discordgo.Swedish: "Svenska", discordgo.Vietnamese: "Tiếng Việt", discordgo.Turkish: "Türkçe",
 	discordgo.Czech: "Čeština", discordgo.Greek: "Ελληνικά", discordgo.Bulgarian: "български",
-	discordgo.Russian: "Pусский", discordgo.Ukrainian: "Українська", discordgo.Hindi: "हिन्दी",
+	discordgo.Russian: "Русский", discordgo.Ukrainian: "Українська", discordgo.Hindi: "हिन्दी",
 	discordgo.Thai: "ไทย", discordgo.ChineseCN: "中文", discordgo.Japanese: "日本語",
 	discordgo.ChineseTW: "繁體中文", discordgo.Korean: "한국어",
 }
+
+// languageMenus is how many menus of at most MaxSelectOptions the
+// language setting takes for n locales and "each player's own".
+func languageMenus(n int) int { return (n + 1 + MaxSelectOptions - 1) / MaxSelectOptions }
 
 // colorSettings is the embed colour of the settings message.
 const colorSettings = 0x5865f2
@@ -86,14 +91,16 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 	// The languages (and "each player's own") take more than one menu's
 	// 25 options: split them evenly, each menu naming its range.
 	langs := []discordgo.SelectMenuOption{{Label: truncate(r.cat.Text(loc, "settings.each_user"), MaxSelectOptionLen), Value: "none", Default: st.Language == ""}}
-	for _, l := range r.cat.Locales() {
+	locales := r.cat.Locales()
+	slices.Sort(locales) // by code, so each menu's range says what it holds
+	for _, l := range locales {
 		label := string(l)
 		if name, ok := nativeNames[l]; ok {
 			label += " · " + name
 		}
 		langs = append(langs, discordgo.SelectMenuOption{Label: label, Value: string(l), Default: st.Language == l})
 	}
-	parts := (len(langs) + MaxSelectOptions - 1) / MaxSelectOptions
+	parts := languageMenus(len(locales))
 	for i := range parts {
 		chunk := langs[i*len(langs)/parts : (i+1)*len(langs)/parts]
 		text := r.cat.Text(loc, "setting."+SettingLanguage)

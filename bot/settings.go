@@ -595,7 +595,7 @@ func (b *Bot) clickSetting(ctx context.Context, c *call, id CustomID) error {
 		value = onOff(id.Move == 1)
 	case SettingDefaultBoard, SettingLanguage:
 		values := c.i.MessageComponentData().Values
-		ok = ok && (id.Move == 0 || name == SettingLanguage && id.Move < MaxSelectOptions) && len(values) == 1
+		ok = ok && (id.Move == 0 || name == SettingLanguage && id.Move < languageMenus(len(b.cat.Locales()))) && len(values) == 1
 		if ok {
 			value = values[0]
 		}
@@ -711,7 +711,7 @@ func (r *Renderer) settingText(loc discordgo.Locale, name string, st Settings) s
 		if n == 0 {
 			return r.cat.Text(loc, "settings.no_limit")
 		}
-		return strconv.Itoa(n)
+		return r.cat.Number(loc, n)
 	case SettingLanguage:
 		if st.Language == "" {
 			return r.cat.Text(loc, "settings.each_user")

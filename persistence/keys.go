@@ -267,3 +267,25 @@ func (k keys) userLive(guild, user string) string {
 // throttle marks the window in which an expensive action named name (a
 // user's or a server's forget) may not run again; it expires with it.
 func (k keys) throttle(name string) string { return k.prefix + ":throttle:" + tag(name) }
+
+// --- tournaments ---
+
+// A tournament is one record in its own slot; its guild's list and the
+// due index are separate keys, kept safe rather than exact (tournament.go):
+//
+//	ttt:tn:{<id>}                hash: v (version), d (JSON record)
+//	ttt:tn-guild:{g:<guild>}     set: the guild's tournament IDs
+//	ttt:{tournaments}:due        zset: tournament ID, scored by its Due (ms)
+//	ttt:{tournaments}:claimed    zset: tournament ID, scored by its claim's lease end
+
+// tournament is a tournament's record.
+func (k keys) tournament(id string) string { return k.prefix + ":tn:" + tag(id) }
+
+// guildTournaments is the set of a guild's tournament IDs.
+func (k keys) guildTournaments(guild string) string { return k.prefix + ":tn-guild:" + tag("g:"+guild) }
+
+// tournamentsDue is the index of tournaments by Due.
+func (k keys) tournamentsDue() string { return k.prefix + ":" + tag("tournaments") + ":due" }
+
+// tournamentsClaimed holds the due tournaments a sweeper has claimed.
+func (k keys) tournamentsClaimed() string { return k.prefix + ":" + tag("tournaments") + ":claimed" }

@@ -1,0 +1,333 @@
+package persistence
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// How tournaments are stored and advanced.
+//
+// A tournament is one record (keys.tournament: a hash of its version and
+// its JSON data) changed only by compare-and-set on the version, so two
+// bot processes that advance it at once cannot both win: the loser
+// reloads and finds the work done. The games of a round are ordinary game
+// sessions whose Session.Tournament names the tournament; the record
+// holds their IDs and results.
+//
+// A tournament that needs attention at a time (sign-up closing at its
+// start time, a round whose games may be over) has Tournament.Due set.
+// Like game deadlines (deadline.go), a global index (keys.tournamentsDue)
+// holds it, written with ZADD LT after the record (an index entry is
+// never later than the record's Due, only early, and an early one costs a
+// wasted claim), claimed with a lease (ClaimDueTournaments) so that one
+// sweeper at a time looks at a tournament, and re-indexed from the record
+// when the sweeper is done (AckTournament). A sweeper that dies loses its
+// lease and the next one claims the tournament again.
+
+// TournamentStatus is where a tournament is in its life.
+type TournamentStatus uint8
+
+// The tournament statuses.
+const (
+	// TournamentSignup takes sign-ups (Join, Leave) until it starts.
+	TournamentSignup TournamentStatus = iota + 1
+	// TournamentRunning plays its rounds.
+	TournamentRunning
+	// TournamentFinished has played every round; the standings are final.
+	TournamentFinished
+	// TournamentCancelled was cancelled by a moderator or its creator, or
+	// had too few players at its start time.
+	TournamentCancelled
+)
+
+// Over reports whether the tournament will not change any more.
+func (s TournamentStatus) Over() bool { return s == TournamentFinished || s == TournamentCancelled }
+
+// Tournament is a server's tournament: its settings, its players and the
+// games of its rounds.
+type Tournament struct {
+	// ID identifies the tournament (unguessable, from crypto/rand).
+	ID string `json:"id"`
+	// Guild and Channel are where it runs: the sign-up message, the
+	// boards and the standings go to Channel.
+	Guild   string `json:"g"`
+	Channel string `json:"c"`
+	// Name is what its creator called it.
+	Name string `json:"n"`
+	// Format is "swiss", "single-elimination" or "round-robin".
+	Format string `json:"f"`
+	// Rules is the board of every game, in rules notation ("3x3k3").
+	Rules string `json:"r"`
+	// Rounds is how many rounds it plays (Swiss and round-robin; 0 means
+	// the format's default, fixed when it starts).
+	Rounds int `json:"rn,omitempty"`
+	// Double has every round-robin pair play twice, colours swapped.
+	Double bool `json:"dbl,omitempty"`
+	// TurnTime is each player's time per move in its games.
+	TurnTime time.Duration `json:"tt,omitempty"`
+	// Rated says whether its games count for ratings and history.
+	Rated bool `json:"rt,omitempty"`
+	// Creator is the Discord ID of who created it.
+	Creator string `json:"by"`
+	// Status is where it is in its life.
+	Status TournamentStatus `json:"st"`
+	// Created is when it was created; StartAt, if set, when sign-up
+	// closes by itself.
+	Created time.Time `json:"ct"`
+	StartAt time.Time `json:"sa,omitzero"`
+	// Players are the entrants in the order they joined.
+	Players []Entrant `json:"p,omitempty"`
+	// Round is the round being played (1-based; 0 before the start).
+	Round int `json:"rd,omitempty"`
+	// Games are the pairings of every round so far.
+	Games []Pairing `json:"gm,omitempty"`
+	// Message is the Discord message of the sign-up (its live player
+	// count is edited there).
+	Message string `json:"m,omitempty"`
+	// Due is when a sweeper should look at it next; zero for never.
+	Due time.Time `json:"due,omitzero"`
+	// Version increases with every change; updates compare-and-set it.
+	Version int64 `json:"-"`
+}
+
+// Entrant is a tournament player: a person or a computer level.
+type Entrant struct {
+	// ID is the Discord user ID, or "ai:<level>" for a computer player.
+	ID string `json:"id"`
+	// Name is a display name for the pictures (the messages mention IDs).
+	Name string `json:"n,omitempty"`
+	// Rating is the player's rating when the tournament started (seeding).
+	Rating float64 `json:"r,omitempty"`
+	// Withdrawn players are no longer paired (they left after the start,
+	// or forfeited by not showing).
+	Withdrawn bool `json:"w,omitempty"`
+}
+
+// Pairing is one game, or bye, of a round.
+type Pairing struct {
+	// Round is its round (1-based).
+	Round int `json:"rd"`
+	// X and O are the entrants' IDs; O is empty for a bye.
+	X string `json:"x"`
+	O string `json:"o,omitempty"`
+	// Game is the game session, once created; empty for a bye.
+	Game GameID `json:"gm,omitempty"`
+	// Result is "", "x", "o" or "draw"; a bye's is "x".
+	Result string `json:"res,omitempty"`
+	// Forfeit says the loser lost by not playing (a no-show or time).
+	Forfeit bool `json:"ff,omitempty"`
+	// Rematch counts the replays of a drawn elimination match (colours
+	// swapped each time); CoinFlip says a coin decided it in the end.
+	Rematch  int  `json:"rm,omitempty"`
+	CoinFlip bool `json:"coin,omitempty"`
+}
+
+// Bye reports whether the pairing is a bye.
+func (p Pairing) Bye() bool { return p.O == "" }
+
+// ErrTournamentExists reports a tournament ID already taken.
+var ErrTournamentExists = errors.New("persistence: tournament exists")
+
+// maxTournamentRetries bounds UpdateTournament's compare-and-set retries.
+const maxTournamentRetries = 16
+
+// tournamentCreateScript stores a new tournament record if KEYS[1] does
+// not exist: version 1, data ARGV[1]. It returns 1, or 0 if it exists.
+var tournamentCreateScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'v', 1, 'd', ARGV[1])
+return 1
+`)
+
+// tournamentUpdateScript replaces the data of KEYS[1] with ARGV[2] if its
+// version is ARGV[1], and returns the new version; -1 if the version
+// differs, 0 if there is no record.
+var tournamentUpdateScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return 0 end
+if v ~= ARGV[1] then return -1 end
+local n = redis.call('HINCRBY', KEYS[1], 'v', 1)
+redis.call('HSET', KEYS[1], 'd', ARGV[2])
+return n
+`)
+
+// CreateTournament stores a new tournament (t.ID set by the caller) at
+// version 1, lists it under its guild and indexes its Due. It is
+// ErrTournamentExists if the ID is taken and ErrInvalid without an ID,
+// guild or channel.
+func (s *Store) CreateTournament(ctx context.Context, t *Tournament) error {
+	if t.ID == "" || t.Guild == "" || t.Channel == "" {
+		return fmt.Errorf("%w: a tournament needs an ID, a guild and a channel", ErrInvalid)
+	}
+	if t.Created.IsZero() {
+		t.Created = s.now().UTC()
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("persistence: encode tournament %s: %w", t.ID, err)
+	}
+	ok, err := tournamentCreateScript.Run(ctx, s.rdb, []string{s.keys.tournament(t.ID)}, b).Int()
+	if err != nil {
+		return fmt.Errorf("persistence: create tournament %s: %w", t.ID, err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("%w: %s", ErrTournamentExists, t.ID)
+	}
+	t.Version = 1
+	if err := s.rdb.SAdd(ctx, s.keys.guildTournaments(t.Guild), t.ID).Err(); err != nil {
+		return fmt.Errorf("persistence: list tournament %s: %w", t.ID, err)
+	}
+	return s.indexTournament(ctx, t)
+}
+
+// indexTournament writes t's Due to the index, never later than an entry
+// already there (ZADD LT).
+func (s *Store) indexTournament(ctx context.Context, t *Tournament) error {
+	if t.Due.IsZero() || t.Status.Over() {
+		return nil
+	}
+	err := s.rdb.ZAddLT(ctx, s.keys.tournamentsDue(), redis.Z{Score: float64(t.Due.UnixMilli()), Member: t.ID}).Err()
+	if err != nil {
+		return fmt.Errorf("persistence: index tournament %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// Tournament returns the tournament id, or ErrNotFound.
+func (s *Store) Tournament(ctx context.Context, id string) (*Tournament, error) {
+	m, err := s.rdb.HGetAll(ctx, s.keys.tournament(id)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("persistence: tournament %s: %w", id, err)
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("%w: tournament %s", ErrNotFound, id)
+	}
+	return decodeTournament(id, m["v"], m["d"])
+}
+
+// decodeTournament rebuilds a tournament from its stored fields.
+func decodeTournament(id, version, data string) (*Tournament, error) {
+	v, err := strconv.ParseInt(version, 10, 64)
+	if err != nil || v < 1 {
+		return nil, fmt.Errorf("%w: tournament %s: version %q", ErrCorrupt, id, version)
+	}
+	var t Tournament
+	if err := json.Unmarshal([]byte(data), &t); err != nil {
+		return nil, fmt.Errorf("%w: tournament %s: %v", ErrCorrupt, id, err)
+	}
+	if t.ID != id {
+		return nil, fmt.Errorf("%w: tournament %s holds %q", ErrCorrupt, id, t.ID)
+	}
+	t.Version = v
+	return &t, nil
+}
+
+// UpdateTournament changes the tournament id with fn and stores the result
+// by compare-and-set: when another process changed it meanwhile, it loads
+// it again and calls fn again (fn must be safe to repeat, and should only
+// change t). An error from fn is returned as it is, with nothing stored.
+// It returns the stored tournament and indexes its Due.
+func (s *Store) UpdateTournament(ctx context.Context, id string, fn func(t *Tournament) error) (*Tournament, error) {
+	for range maxTournamentRetries {
+		t, err := s.Tournament(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(t); err != nil {
+			return nil, err
+		}
+		if t.ID != id {
+			return nil, fmt.Errorf("%w: tournament %s renamed to %q", ErrInvalid, id, t.ID)
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("persistence: encode tournament %s: %w", id, err)
+		}
+		v, err := tournamentUpdateScript.Run(ctx, s.rdb, []string{s.keys.tournament(id)}, t.Version, b).Int64()
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("persistence: update tournament %s: %w", id, err)
+		case v == 0:
+			return nil, fmt.Errorf("%w: tournament %s", ErrNotFound, id)
+		case v < 0:
+			continue // changed meanwhile: load it again
+		}
+		t.Version = v
+		return t, s.indexTournament(ctx, t)
+	}
+	return nil, fmt.Errorf("%w: tournament %s, %d tries", ErrConflict, id, maxTournamentRetries)
+}
+
+// GuildTournaments returns the guild's tournaments, oldest first; IDs
+// whose record is gone are dropped from the list.
+func (s *Store) GuildTournaments(ctx context.Context, guild string) ([]*Tournament, error) {
+	ids, err := s.rdb.SMembers(ctx, s.keys.guildTournaments(guild)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("persistence: tournaments of guild %s: %w", guild, err)
+	}
+	var out []*Tournament
+	for _, id := range ids {
+		t, err := s.Tournament(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			s.rdb.SRem(ctx, s.keys.guildTournaments(guild), id)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Tournament) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// ClaimDueTournaments claims up to limit tournaments whose Due is at or
+// before now, for a lease of one minute: no other sweeper gets them until
+// it ends. Pass each to AckTournament when done with it.
+func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	res, err := gameClaimScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed()},
+		now.UnixMilli(), now.Add(claimLease).UnixMilli(), limit).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("persistence: claim tournaments: %w", err)
+	}
+	out := make([]string, 0, len(res)/2)
+	for i := 0; i+1 < len(res); i += 2 {
+		out = append(out, res[i])
+	}
+	return out, nil
+}
+
+// AckTournament ends a claim: the tournament is indexed again at its
+// record's Due (if it has one and is not over), and its claim released.
+func (s *Store) AckTournament(ctx context.Context, id string) error {
+	t, err := s.Tournament(ctx, id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return err
+	default:
+		if err := s.indexTournament(ctx, t); err != nil {
+			return err
+		}
+	}
+	if err := s.rdb.ZRem(ctx, s.keys.tournamentsClaimed(), id).Err(); err != nil {
+		return fmt.Errorf("persistence: release tournament %s: %w", id, err)
+	}
+	return nil
+}

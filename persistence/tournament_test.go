@@ -1,0 +1,217 @@
+package persistence_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+func newTournament(id string, created time.Time) *persistence.Tournament {
+	return &persistence.Tournament{ID: id, Guild: "G", Channel: "C", Name: "Friday " + id, Format: "swiss",
+		Rules: "3x3k3", Creator: "1", Status: persistence.TournamentSignup, Created: created}
+}
+
+func TestTournamentCreateAndLoad(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	tn := newTournament("t1", e.clk.Now())
+	tn.Players = []persistence.Entrant{{ID: "100", Name: "alice", Rating: 1234.5}, {ID: "ai:perfect"}}
+	tn.StartAt = e.clk.Now().Add(time.Hour)
+	if err := s.CreateTournament(ctx, tn); err != nil || tn.Version != 1 {
+		t.Fatalf("CreateTournament: %v, version %d", err, tn.Version)
+	}
+	got, err := s.Tournament(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != tn.Name || got.Version != 1 || len(got.Players) != 2 || got.Players[0].Rating != 1234.5 ||
+		!got.StartAt.Equal(tn.StartAt) || got.Status != persistence.TournamentSignup {
+		t.Fatalf("loaded %+v, want %+v", got, tn)
+	}
+	if err := s.CreateTournament(ctx, newTournament("t1", e.clk.Now())); !errors.Is(err, persistence.ErrTournamentExists) {
+		t.Fatalf("second create of t1: %v, want ErrTournamentExists", err)
+	}
+	if _, err := s.Tournament(ctx, "nope"); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("unknown tournament: %v, want ErrNotFound", err)
+	}
+	for _, bad := range []*persistence.Tournament{{Guild: "G", Channel: "C"}, {ID: "x", Channel: "C"}, {ID: "x", Guild: "G"}} {
+		if err := s.CreateTournament(ctx, bad); !errors.Is(err, persistence.ErrInvalid) {
+			t.Errorf("CreateTournament(%+v) = %v, want ErrInvalid", bad, err)
+		}
+	}
+	if err := e.rdb.HSet(ctx, "ttt:tn:{t2}", "v", "1", "d", "{not json").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tournament(ctx, "t2"); !errors.Is(err, persistence.ErrCorrupt) {
+		t.Fatalf("corrupt record: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestTournamentUpdateConcurrent: many processes joining at once lose no
+// join (compare-and-set with retries), and an error from the change
+// stores nothing.
+func TestTournamentUpdateConcurrent(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	if err := s.CreateTournament(ctx, newTournament("t1", e.clk.Now())); err != nil {
+		t.Fatal(err)
+	}
+	const n = 12
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
+				tn.Players = append(tn.Players, persistence.Entrant{ID: fmt.Sprint(100 + i)})
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := s.Tournament(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Players) != n || got.Version != n+1 {
+		t.Fatalf("%d players at version %d, want %d at %d", len(got.Players), got.Version, n, n+1)
+	}
+	refuse := errors.New("full")
+	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
+		tn.Name = "changed"
+		return refuse
+	}); !errors.Is(err, refuse) {
+		t.Fatalf("update whose change fails: %v", err)
+	}
+	if got, _ := s.Tournament(ctx, "t1"); got.Name == "changed" || got.Version != n+1 {
+		t.Fatalf("a refused change was stored: %+v", got)
+	}
+	if _, err := s.UpdateTournament(ctx, "nope", func(*persistence.Tournament) error { return nil }); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("update of an unknown tournament: %v", err)
+	}
+}
+
+// TestTournamentDue: a tournament comes due at its Due, is claimed by one
+// sweeper at a time, comes back when a claim's lease runs out, and is
+// indexed again at its record's Due when acknowledged.
+func TestTournamentDue(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	now := e.clk.Now()
+	tn := newTournament("t1", now)
+	tn.Due = now.Add(time.Minute)
+	if err := s.CreateTournament(ctx, tn); err != nil {
+		t.Fatal(err)
+	}
+	over := newTournament("t2", now)
+	over.Due, over.Status = now, persistence.TournamentCancelled
+	if err := s.CreateTournament(ctx, over); err != nil {
+		t.Fatal(err)
+	}
+	claim := func(at time.Time) []string {
+		t.Helper()
+		ids, err := s.ClaimDueTournaments(ctx, at, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if ids := claim(now); len(ids) != 0 {
+		t.Fatalf("claimed %v before anything was due (a cancelled tournament is never due)", ids)
+	}
+	at := now.Add(time.Minute)
+	if ids := claim(at); !slices.Equal(ids, []string{"t1"}) {
+		t.Fatalf("claimed %v at its Due, want t1", ids)
+	}
+	if ids := claim(at.Add(time.Second)); len(ids) != 0 {
+		t.Fatalf("a second sweeper claimed %v during the lease", ids)
+	}
+	if ids := claim(at.Add(2 * time.Minute)); !slices.Equal(ids, []string{"t1"}) {
+		t.Fatalf("after the lease ran out: %v, want t1 again", ids)
+	}
+	// The sweeper moves its Due on and acknowledges.
+	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
+		tn.Due = at.Add(time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AckTournament(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := claim(at.Add(30 * time.Minute)); len(ids) != 0 {
+		t.Fatalf("claimed %v before its new Due", ids)
+	}
+	if ids := claim(at.Add(time.Hour)); !slices.Equal(ids, []string{"t1"}) {
+		t.Fatalf("at its new Due: %v, want t1", ids)
+	}
+	// Finished: acknowledged, it is never due again.
+	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
+		tn.Status, tn.Due = persistence.TournamentFinished, time.Time{}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AckTournament(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := claim(at.Add(24 * time.Hour)); len(ids) != 0 {
+		t.Fatalf("a finished tournament came due: %v", ids)
+	}
+}
+
+func TestGuildTournaments(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	now := e.clk.Now()
+	for i, id := range []string{"b", "a", "c"} {
+		if err := s.CreateTournament(ctx, newTournament(id, now.Add(time.Duration(i)*time.Second))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := newTournament("z", now)
+	other.Guild = "H"
+	if err := s.CreateTournament(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.Del(ctx, "ttt:tn:{a}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GuildTournaments(ctx, "G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tn := range got {
+		ids = append(ids, tn.ID)
+	}
+	if !slices.Equal(ids, []string{"b", "c"}) {
+		t.Fatalf("guild G's tournaments %v, want b, c (oldest first; a is gone)", ids)
+	}
+}
+
+// TestSessionTournament: a game records the tournament it belongs to.
+func TestSessionTournament(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	g := sessHumanGame("1", "2")
+	g.Tournament = "t1"
+	created, err := e.store.CreateGame(ctx, "C", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.Game(ctx, created.ID)
+	if err != nil || got.Tournament != "t1" {
+		t.Fatalf("game %+v %v, want tournament t1", got, err)
+	}
+}

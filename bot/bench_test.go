@@ -65,6 +65,11 @@ func (d *benchDiscord) ChannelMessageEditComplex(m *discordgo.MessageEdit, _ ...
 	return &discordgo.Message{ID: m.ID, ChannelID: m.Channel}, nil
 }
 
+func (d *benchDiscord) ChannelMessageSendComplex(channel string, m *discordgo.MessageSend, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	d.send(m)
+	return &discordgo.Message{ID: "9" + channel, ChannelID: channel}, nil
+}
+
 // benchPlayer is one user playing vs-ai games, one at a time, in their own
 // channel.
 type benchPlayer struct {

@@ -38,6 +38,19 @@ const (
 	SubSet         = "set"
 	SubLog         = "log"
 	SubForgetGuild = "forget-server"
+	// SubTournament is /ttt's group of tournament subcommands.
+	SubTournament = "tournament"
+)
+
+// The subcommands of /ttt tournament.
+const (
+	TournamentCreate    = "create"
+	TournamentStart     = "start"
+	TournamentStatus    = "status"
+	TournamentStandings = "standings"
+	TournamentLeave     = "leave"
+	TournamentCancel    = "cancel"
+	TournamentAddAI     = "add-ai"
 )
 
 // Option names and bounds.
@@ -63,6 +76,13 @@ const (
 	optKind       = "kind"
 	optSetting    = "setting"
 	optValue      = "value"
+	optName       = "name"
+	optFormat     = "format"
+	optRounds     = "rounds"
+	optStart      = "start"
+	optTurnTime   = "turn-time"
+	optRated      = "rated"
+	optTournament = "tournament"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -148,6 +168,10 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 	value := b.option(discordgo.ApplicationCommandOptionString, optValue, true)
 	valueMax := maxSettingValueLen
 	value.MaxLength = valueMax
+	format := b.option(discordgo.ApplicationCommandOptionString, optFormat, true)
+	for _, f := range []string{FormatSwiss, FormatElimination, FormatRoundRobin} {
+		format.Choices = append(format.Choices, b.choice("choice.format."+f, f))
+	}
 	gameOpt := func() *discordgo.ApplicationCommandOption {
 		o := b.option(discordgo.ApplicationCommandOptionString, optGame, true)
 		lo := 3
@@ -195,6 +219,17 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 			b.sub(SubPrivacy),
 			b.sub(SubForgetMe),
 			b.sub(SubHelp),
+			b.group(SubTournament,
+				b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), format},
+					board(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
+					b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false))...),
+				b.sub(TournamentStart, tournamentName(b, optTournament, false)),
+				b.sub(TournamentStatus),
+				b.sub(TournamentStandings, tournamentName(b, optTournament, false)),
+				b.sub(TournamentLeave, tournamentName(b, optTournament, false)),
+				b.sub(TournamentCancel, tournamentName(b, optTournament, false)),
+				b.sub(TournamentAddAI, levelOpt(optLevel), tournamentName(b, optTournament, false)),
+			),
 		},
 	}
 	perms := AdminPermissions
@@ -234,6 +269,31 @@ func (b cmdBuilder) sub(name string, opts ...*discordgo.ApplicationCommandOption
 		Options:                  opts,
 	}
 }
+
+// group is a subcommand group of subs, named by "cmd.<name>" keys.
+func (b cmdBuilder) group(name string, subs ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
+	g := b.sub(name, subs...)
+	g.Type = discordgo.ApplicationCommandOptionSubCommandGroup
+	return g
+}
+
+// text is an optional string option of at most max characters.
+func (b cmdBuilder) text(name string, max int) *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, name, false)
+	lo := 1
+	o.MinLength, o.MaxLength = &lo, max
+	return o
+}
+
+// tournamentName is a tournament's name option.
+func tournamentName(b cmdBuilder, name string, required bool) *discordgo.ApplicationCommandOption {
+	o := b.text(name, MaxTournamentName)
+	o.Required = required
+	return o
+}
+
+// maxDelayLen bounds a delay option ("30m", "1h30m").
+const maxDelayLen = 12
 
 func (b cmdBuilder) option(t discordgo.ApplicationCommandOptionType, name string, required bool) *discordgo.ApplicationCommandOption {
 	return &discordgo.ApplicationCommandOption{

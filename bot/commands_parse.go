@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -187,6 +188,141 @@ type PuzzleRequest struct {
 	Rules game.Rules
 }
 
+// TournamentRequest is one of /ttt tournament's subcommands.
+type TournamentRequest struct {
+	// Action is the subcommand: TournamentCreate, TournamentStart, ...
+	Action string
+	// Name is the tournament: the new one's name (create), else the one
+	// named by the tournament option ("" for the server's only one).
+	Name string
+	// The settings of a new tournament (create): Format is FormatSwiss,
+	// FormatElimination or FormatRoundRobin; Rounds 0 is the format's
+	// default; Start 0 is when started by hand; TurnTime 0 the server's;
+	// Rated unset follows the server's setting.
+	Format   string
+	Rules    game.Rules
+	Rounds   int
+	Start    time.Duration
+	TurnTime time.Duration
+	Rated    *bool
+	// Level is the computer level to sign up (add-ai).
+	Level string
+}
+
+func (TournamentRequest) request() {}
+
+// Bounds of a tournament's start delay and time per move.
+const (
+	MinTournamentDelay = time.Minute
+	MaxTournamentDelay = 7 * 24 * time.Hour
+)
+
+// parseTournament reads /ttt tournament <sub>.
+func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc ParseContext) (Request, error) {
+	o, err := collect(sub.Options)
+	if err != nil {
+		return nil, err
+	}
+	r := TournamentRequest{Action: sub.Name}
+	name := func(opt string, required bool) error {
+		s, ok, err := o.str(opt)
+		s = strings.TrimSpace(s)
+		switch {
+		case err != nil:
+			return err
+		case ok && (s == "" || utf8.RuneCountInString(s) > MaxTournamentName):
+			return userErr("error.bad_tournament_name", "max", strconv.Itoa(MaxTournamentName))
+		case !ok && required:
+			return optErr(opt)
+		}
+		r.Name = s
+		return nil
+	}
+	switch sub.Name {
+	case TournamentCreate:
+		if err := name(optName, true); err != nil {
+			return nil, err
+		}
+		var ok bool
+		if r.Format, ok, err = o.choice(optFormat, FormatSwiss, FormatElimination, FormatRoundRobin); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, optErr(optFormat)
+		}
+		if r.Rules, err = o.preset(pc.board()); err != nil {
+			return nil, err
+		}
+		if n, ok, err := o.integer(optRounds, 1, MaxSwissRounds); err != nil {
+			return nil, userErr("error.bad_rounds", "max", strconv.Itoa(MaxSwissRounds))
+		} else if ok {
+			r.Rounds = int(n)
+		}
+		if s, ok, err := o.str(optStart); err != nil {
+			return nil, err
+		} else if ok {
+			d, err := parseDelay(s)
+			if err != nil || d < MinTournamentDelay || d > MaxTournamentDelay {
+				return nil, userErr("error.bad_start")
+			}
+			r.Start = d
+		}
+		if s, ok, err := o.str(optTurnTime); err != nil {
+			return nil, err
+		} else if ok {
+			d, err := parseDelay(s)
+			if err != nil || d < MinTurnTime || d > MaxTurnTime || d%time.Second != 0 {
+				return nil, settingErr(SettingTurnTime)
+			}
+			r.TurnTime = d
+		}
+		if v, ok, err := o.boolean(optRated); err != nil {
+			return nil, err
+		} else if ok {
+			r.Rated = &v
+		}
+	case TournamentAddAI:
+		if r.Level, err = o.level(optLevel, pc.Levels); err != nil {
+			return nil, err
+		}
+		if err := name(optTournament, false); err != nil {
+			return nil, err
+		}
+	case TournamentStart, TournamentStandings, TournamentLeave, TournamentCancel:
+		if err := name(optTournament, false); err != nil {
+			return nil, err
+		}
+	case TournamentStatus:
+	default:
+		return nil, userErr("error.unknown_command")
+	}
+	if unused := o.unusedNames(); len(unused) > 0 {
+		return nil, optErr(unused[0])
+	}
+	return r, nil
+}
+
+// parseDelay reads a duration as /ttt tournament takes it: Go's units and
+// days, "30m", "2h", "1d", "1h30m".
+func parseDelay(s string) (time.Duration, error) {
+	s = strings.ToLower(strings.ReplaceAll(s, " ", ""))
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		n, err := strconv.Atoi(s[:i])
+		if err != nil || n < 0 || n > 30 {
+			return 0, fmt.Errorf("bot: delay %q", s)
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bot: delay %q", s)
+	}
+	return days + d, nil
+}
+
 // HelpRequest is /ttt help.
 type HelpRequest struct{}
 
@@ -259,11 +395,17 @@ func (pc ParseContext) board() game.Rules {
 // panics, whatever the data.
 func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (Request, error) {
 	if data == nil || (data.Name != CommandName && data.Name != AdminCommandName) ||
-		len(data.Options) != 1 || data.Options[0] == nil ||
-		data.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		len(data.Options) != 1 || data.Options[0] == nil {
 		return nil, userErr("error.unknown_command")
 	}
 	sub := data.Options[0]
+	if g := sub; data.Name == CommandName && g.Type == discordgo.ApplicationCommandOptionSubCommandGroup && g.Name == SubTournament &&
+		len(g.Options) == 1 && g.Options[0] != nil && g.Options[0].Type == discordgo.ApplicationCommandOptionSubCommand {
+		return parseTournament(g.Options[0], pc)
+	}
+	if sub.Type != discordgo.ApplicationCommandOptionSubCommand {
+		return nil, userErr("error.unknown_command")
+	}
 	o, err := collect(sub.Options)
 	if err != nil {
 		return nil, err

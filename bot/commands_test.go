@@ -88,7 +88,7 @@ func TestCommandNamesCanonical(t *testing.T) {
 	walk = func(prefix string, opts []*discordgo.ApplicationCommandOption) {
 		for _, o := range opts {
 			key := "opt." + o.Name + ".name"
-			if o.Type == discordgo.ApplicationCommandOptionSubCommand {
+			if o.Type == discordgo.ApplicationCommandOptionSubCommand || o.Type == discordgo.ApplicationCommandOptionSubCommandGroup {
 				key = "cmd." + o.Name + ".name"
 			}
 			if got := cat.Text(DefaultLocale, key); got != o.Name {
@@ -435,7 +435,7 @@ func ExampleCommands() {
 		fmt.Println(c.Name, subs)
 	}
 	// Output:
-	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια]
+	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια tournament/τουρνουά]
 	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας settings/ρυθμίσεις set/ορισμός log/αρχείο forget-server/ξέχασε-διακομιστή]
 }
 

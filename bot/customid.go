@@ -88,10 +88,13 @@ const (
 	// message; only its Owner may press it. Game holds "<guild>.<setting>"
 	// and Move the index of the value chosen.
 	ActionSetting
+	// ActionTournament joins (Move 1) or leaves (Move 0) a tournament's
+	// sign-up; Game holds "<guild>.<tournament ID>".
+	ActionTournament
 )
 
 // actionCodes are the one-letter codes of the actions in a custom ID.
-const actionCodes = "?mrnadcjpvfbxlhyzs"
+const actionCodes = "?mrnadcjpvfbxlhyzst"
 
 // String returns the action's name ("move", "resign", ...).
 func (a Action) String() string {
@@ -130,12 +133,14 @@ func (a Action) String() string {
 		return "forget-server"
 	case ActionSetting:
 		return "setting"
+	case ActionTournament:
+		return "tournament"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
 
 // valid reports whether a is one of the defined actions.
-func (a Action) valid() bool { return a >= ActionMove && a <= ActionSetting }
+func (a Action) valid() bool { return a >= ActionMove && a <= ActionTournament }
 
 // owned reports whether a's buttons carry an Owner: those of a replay, a
 // history, a confirmation and the settings, which only the user who

@@ -23,6 +23,9 @@ type Discord interface {
 	// buttons: a board that changes after its interaction is over (a
 	// timeout, a resignation by command, a moderator, an AI duel).
 	ChannelMessageEditComplex(m *discordgo.MessageEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	// ChannelMessageSendComplex posts a message outside any interaction:
+	// a tournament's rounds, boards, standings and result.
+	ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error)
 }
 
 // The real session is what the bot runs on.

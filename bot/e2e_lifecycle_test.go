@@ -23,6 +23,12 @@ func (s *stubDiscord) ChannelMessageEditComplex(*discordgo.MessageEdit, ...disco
 	return &discordgo.Message{}, nil
 }
 
+// ChannelMessageSendComplex completes the stub's bot.Discord: the stub
+// posts nowhere.
+func (s *stubDiscord) ChannelMessageSendComplex(string, *discordgo.MessageSend, ...discordgo.RequestOption) (*discordgo.Message, error) {
+	return &discordgo.Message{}, nil
+}
+
 // clock is a settable clock shared by the Bot and the Store.
 type clock struct {
 	mu  sync.Mutex

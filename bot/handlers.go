@@ -65,6 +65,8 @@ func (b *Bot) command(ctx context.Context, c *call) error {
 		return b.forgetMe(ctx, c)
 	case BlockRequest:
 		return b.block(ctx, c, r)
+	case TournamentRequest:
+		return b.tournamentCommand(ctx, c, r)
 	case EndGameRequest, ModelRequest, RetrainRequest, SettingsRequest, SetRequest, LogRequest, ForgetServerRequest:
 		return b.admin(ctx, c, r)
 	}
@@ -92,6 +94,8 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 		return b.replay(ctx, c, id.Game)
 	case ActionReview:
 		return b.reviewGame(ctx, c, id.Game)
+	case ActionTournament:
+		return b.clickTournament(ctx, c, id)
 	}
 	// The buttons above work wherever their message is (a history or a
 	// replay may show games of other channels); a game's own buttons only

@@ -198,7 +198,13 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 		// The game is recorded anyway, under the defaults.
 		b.log.Warn("bot: settings of a finished game's server unread; defaults apply", "game", s.ID, "err", err)
 	}
-	rated := x != "" && o != "" && x != o && st.Rated
+	if s.Tournament != "" {
+		// A sweeper records the result in the tournament at once.
+		if err := b.store.PokeTournament(ctx, s.Tournament); err != nil {
+			b.log.Warn("bot: poke the tournament of a finished game", "game", s.ID, "tournament", s.Tournament, "err", err)
+		}
+	}
+	rated := x != "" && o != "" && x != o && st.Rated && !s.Unrated
 	var before [2]float64
 	var errs []error
 	if rated {
@@ -209,7 +215,7 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 		}
 	}
 	fg := finishedGame(s)
-	fg.Unrated = !st.Rated
+	fg.Unrated = !st.Rated || s.Unrated
 	if err := b.store.RecordGame(ctx, fg); err != nil {
 		// Still keep it for replays and reviews: its board offers them.
 		return nil, errors.Join(fmt.Errorf("bot: record game %s: %w", s.ID, err), b.archive(ctx, s, nil))

@@ -78,6 +78,7 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 					f()
 				}()
 			})
+			b.sweepTournaments(ctx)
 		}
 	}
 }

@@ -214,6 +214,9 @@ type Session struct {
 	// Tournament is the ID of the tournament the game is a pairing of,
 	// empty for a game outside any.
 	Tournament string
+	// Unrated keeps a game between people out of the ratings whatever
+	// the server's setting (a game of an unrated tournament).
+	Unrated bool
 	// Deadline is when the sweeper acts on the game: an open challenge
 	// expires, the player to move in a game with a clock loses on time, a
 	// game without one is abandoned (Options.IdleTTL after its last move).
@@ -325,6 +328,7 @@ type sessionRecord struct {
 	Assisted   uint8          `json:"as,omitempty"` // bit 0 X, bit 1 O
 	Puzzle     string         `json:"pz,omitempty"`
 	Tournament string         `json:"tn,omitempty"`
+	Unrated    bool           `json:"ur,omitempty"`
 }
 
 // sessionSeat is the stored form of a Seat.
@@ -344,7 +348,7 @@ func (s *Session) encode() ([]byte, error) {
 		Rules: s.Rules, Challenger: uint8(s.Challenger), Start: s.Start, Guild: s.Guild, Message: s.Message,
 		Created: s.Created.UnixMilli(), Updated: s.Updated.UnixMilli(),
 		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(), Expiry: s.Expiry.Milliseconds(),
-		Assisted: assistedBits(s.Assisted), Puzzle: s.Puzzle, Tournament: s.Tournament,
+		Assisted: assistedBits(s.Assisted), Puzzle: s.Puzzle, Tournament: s.Tournament, Unrated: s.Unrated,
 	}
 	if !s.Deadline.IsZero() {
 		r.Deadline = s.Deadline.UnixMilli()
@@ -412,7 +416,7 @@ func decodeSessionPosition(id GameID, version, status string, data []byte, parse
 		Created: time.UnixMilli(r.Created).UTC(), Updated: time.UnixMilli(r.Updated).UTC(),
 		Status: Status(st), Result: game.Result(r.Result), End: Ending(r.End),
 		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, Expiry: time.Duration(r.Expiry) * time.Millisecond, Version: v,
-		Assisted: [2]bool{r.Assisted&1 != 0, r.Assisted&2 != 0}, Puzzle: r.Puzzle, Tournament: r.Tournament,
+		Assisted: [2]bool{r.Assisted&1 != 0, r.Assisted&2 != 0}, Puzzle: r.Puzzle, Tournament: r.Tournament, Unrated: r.Unrated,
 	}
 	if r.Deadline != 0 {
 		s.Deadline = time.UnixMilli(r.Deadline).UTC()

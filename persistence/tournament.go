@@ -313,6 +313,17 @@ func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit in
 	return out, nil
 }
 
+// PokeTournament brings the tournament id's Due forward to now, so that a
+// sweeper looks at it at once (a game of it has ended). It changes only
+// the index, never the record.
+func (s *Store) PokeTournament(ctx context.Context, id string) error {
+	err := s.rdb.ZAddLT(ctx, s.keys.tournamentsDue(), redis.Z{Score: float64(s.now().UnixMilli()), Member: id}).Err()
+	if err != nil {
+		return fmt.Errorf("persistence: poke tournament %s: %w", id, err)
+	}
+	return nil
+}
+
 // AckTournament ends a claim: the tournament is indexed again at its
 // record's Due (if it has one and is not over), and its claim released.
 func (s *Store) AckTournament(ctx context.Context, id string) error {

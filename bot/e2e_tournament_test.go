@@ -1,0 +1,325 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/persistence/redistest"
+)
+
+// tournamentCmd runs /ttt tournament <sub> as user (with perms).
+func (e *e2e) tournamentCmd(user string, perms int64, sub string, opts ...fakediscord.Option) fakediscord.Response {
+	e.t.Helper()
+	a := actor(user)
+	a.Permissions = perms
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.CommandName,
+		Options: []fakediscord.Option{{Name: bot.SubTournament, Type: discordgo.ApplicationCommandOptionSubCommandGroup,
+			Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}}}})
+	if err != nil {
+		e.t.Fatalf("/ttt tournament %s: %v", sub, err)
+	}
+	return e.wait(d)
+}
+
+// wantUserText checks that r is an ephemeral answer with key's text.
+func (e *e2e) wantUserText(r fakediscord.Response, key string, vars ...string) {
+	e.t.Helper()
+	want := e.cat.Error(bot.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
+	if !r.Message.Ephemeral || r.Message.Content != want {
+		e.t.Fatalf("answer ephemeral %v %q, want an ephemeral %q", r.Message.Ephemeral, r.Message.Content, want)
+	}
+}
+
+// signup returns the sign-up message of the tournament called name.
+func (e *e2e) signup(name string) fakediscord.Message {
+	e.t.Helper()
+	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		return strings.HasPrefix(m.Content, "🏆 **"+name+"**\n") && !m.Ephemeral
+	})
+	if err != nil {
+		e.t.Fatalf("no sign-up message for %s: %v", name, err)
+	}
+	return m
+}
+
+// tournamentOf waits until the guild's tournament called name satisfies
+// ok, and returns it.
+func (e *e2e) tournamentOf(name string, what string, ok func(*persistence.Tournament) bool) *persistence.Tournament {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ts, err := e.store.GuildTournaments(e.ctx, e2eGuild)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, t := range ts {
+			if t.Name == name && ok(t) {
+				return t
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("tournament %s: never %s; now %+v", name, what, ts)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// replica starts another bot process on its own Store against the same
+// redis and the same fake Discord (REST only: the gateway goes to the
+// first), and runs its sweeper: two processes share the sweeping.
+func (e *e2e) replica() (stop func()) {
+	t := e.t
+	ses, err := e.srv.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
+	b, err := bot.New(bot.Deps{Discord: ses, Store: store, Levels: ai.NewRegistry(), Catalog: e.cat, Signer: e.signer,
+		Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})), AppID: e.srv.AppID()},
+		bot.Options{RateBurst: -1, ChallengeCooldown: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.RunSweeper(ctx, 50*time.Millisecond)
+	}()
+	stop = func() {
+		cancel()
+		<-done
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// playRound finishes every game of the tournament's current round: in
+// each, the player to move resigns (a human; the computer has moved
+// first where it is X), or, when the human is O against a computer that
+// has not moved yet, waits for its move. It returns how many games it
+// ended.
+func (e *e2e) playTournamentRound(t *persistence.Tournament) int {
+	e.t.Helper()
+	n := 0
+	for _, p := range t.Games {
+		if p.Round != t.Round || p.Bye() || p.Result != "" {
+			continue
+		}
+		s := e.waitGame(p.Game, "posted and waiting for a person", func(s *persistence.Session) bool {
+			if s.Message == "" {
+				return false
+			}
+			if !s.Status.Live() {
+				return true
+			}
+			m, err := s.ToMove()
+			return err == nil && s.Seat(m).User != ""
+		})
+		if !s.Status.Live() {
+			continue
+		}
+		m, _ := s.ToMove()
+		user := s.Seat(m).User
+		msg, ok := e.srv.Message(s.Message)
+		if !ok {
+			e.t.Fatalf("game %s: no board message %s", s.ID, s.Message)
+		}
+		_, resign := e.button(&msg, bot.ActionResign)
+		r, _ := e.click(user, msg.ID, resign.CustomID)
+		if r.Message.Ephemeral {
+			e.t.Fatalf("%s resigning %s: %q", user, s.ID, r.Message.Content)
+		}
+		n++
+	}
+	return n
+}
+
+// waitGame waits until game id satisfies ok.
+func (e *e2e) waitGame(id persistence.GameID, what string, ok func(*persistence.Session) bool) *persistence.Session {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, err := e.store.Game(e.ctx, id)
+		if err == nil && ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("game %s never %s: %+v %v", id, what, s, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestE2ETournament runs a 9-player Swiss of 4 rounds (eight people and
+// a computer player) and a 6-player elimination through the fake Discord:
+// sign-up by the Join buttons, refusals, the start, every round's games
+// created and posted by the sweepers of two bot processes, a restart of
+// the first between rounds, standings after each round and the final
+// message with its picture.
+func TestE2ETournament(t *testing.T) {
+	e := newE2E(t, bot.Options{RateBurst: -1, ChallengeCooldown: -1})
+	stopSweeper := e.sweeper(50 * time.Millisecond)
+	e.replica()
+	users := make([]string, 8)
+	for i := range users {
+		users[i] = fmt.Sprint(1000 + i)
+	}
+	const mod = alice
+
+	// Bad input first: nothing to start, a non-moderator creating.
+	e.wantUserText(e.tournamentCmd(users[0], 0, bot.TournamentStart), "reply.tournament_none")
+	e.wantUserText(e.tournamentCmd(users[0], 0, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Cup"},
+		fakediscord.Option{Name: "format", Value: "swiss"}), "reply.tournament_not_allowed")
+
+	r := e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Cup"},
+		fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "rounds", Value: 4})
+	if !r.Message.Ephemeral {
+		t.Fatalf("create answered %q publicly", r.Message.Content)
+	}
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "cup"},
+		fakediscord.Option{Name: "format", Value: "round-robin"}), "reply.tournament_name_taken", "name", "cup")
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Solo"},
+		fakediscord.Option{Name: "format", Value: "single-elimination"})
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart), "reply.tournament_which", "names", "**Cup**, **Solo**")
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Nope"}),
+		"reply.tournament_unknown", "name", "Nope", "names", "**Cup**, **Solo**")
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Solo"}),
+		"reply.tournament_too_few", "name", "Solo", "count", "0")
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCancel, fakediscord.Option{Name: "tournament", Value: "Solo"})
+
+	// Sign-up: eight people by the Join button, and a computer player.
+	m := e.signup("Cup")
+	_, join := e.button(&m, bot.ActionTournament)
+	for i, u := range users {
+		r, _ := e.click(u, m.ID, join.CustomID)
+		if r.Type != int(discordgo.InteractionResponseUpdateMessage) || !strings.Contains(r.Message.Content, fmt.Sprintf("%d player", i+1)) {
+			t.Fatalf("%s joining: type %d %q", u, r.Type, r.Message.Content)
+		}
+	}
+	r, _ = e.click(users[0], m.ID, join.CustomID)
+	e.wantUserText(r, "reply.tournament_already_in", "name", "Cup")
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, fakediscord.Option{Name: "level", Value: "random"})
+	e.wantUserText(e.tournamentCmd(users[1], 0, bot.TournamentStart), "reply.tournament_not_allowed")
+
+	r = e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
+	if r.Message.Ephemeral || !strings.Contains(r.Message.Content, "round 1 of 4") {
+		t.Fatalf("start answered %q", r.Message.Content)
+	}
+	e.wantUserText(e.tournamentCmd(users[2], 0, bot.TournamentLeave), "reply.tournament_started", "name", "Cup")
+	if m, _ := e.srv.Message(m.ID); len(m.Buttons()) != 0 {
+		t.Fatalf("the sign-up still has buttons after the start: %+v", m.Buttons())
+	}
+
+	for round := 1; round <= 4; round++ {
+		tn := e.tournamentOf("Cup", fmt.Sprintf("in round %d with its games posted", round), func(t *persistence.Tournament) bool {
+			if t.Round != round {
+				return false
+			}
+			for _, p := range t.Games {
+				if p.Round == round && !p.Bye() && p.Game == "" {
+					return false
+				}
+			}
+			return true
+		})
+		if n := e.playTournamentRound(tn); n > 4 {
+			t.Fatalf("round %d: %d games resigned, want at most 4", round, n)
+		}
+		if round == 2 {
+			// The first process stops mid-tournament and starts again; the
+			// replica sweeps meanwhile.
+			stopSweeper()
+			if err := e.ses.Close(); err != nil {
+				t.Fatal(err)
+			}
+			store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
+			e.openGateway(store, bot.Options{RateBurst: -1, ChallengeCooldown: -1}, nil)
+			stopSweeper = e.sweeper(50 * time.Millisecond)
+		}
+	}
+	tn := e.tournamentOf("Cup", "finished", func(t *persistence.Tournament) bool { return t.Status == persistence.TournamentFinished })
+	if len(tn.Games) != 4*5 {
+		t.Fatalf("%d pairings, want 4 rounds of 4 games and a bye", len(tn.Games))
+	}
+	final, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		return strings.HasPrefix(m.Content, "🏆 **Cup** is over")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(final.Attachments) != 1 || final.Attachments[0].Filename != bot.TournamentPictureName {
+		t.Fatalf("final message attachments %+v, want the standings picture", final.Attachments)
+	}
+	standings := 0
+	for _, m := range e.srv.Messages(e2eChannel) {
+		if strings.HasPrefix(m.Content, "🏆 **Cup**: standings after round ") {
+			standings++
+		}
+	}
+	if standings != 4 {
+		t.Fatalf("%d standings messages, want one per round (4)", standings)
+	}
+
+	// A 6-player elimination: five people and a computer player; the top
+	// two seeds have byes; matches are played as their players are known.
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Knockout"},
+		fakediscord.Option{Name: "format", Value: "single-elimination"})
+	m = e.signup("Knockout")
+	_, join = e.button(&m, bot.ActionTournament)
+	for _, u := range users[:5] {
+		e.click(u, m.ID, join.CustomID)
+	}
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, fakediscord.Option{Name: "level", Value: "easy"},
+		fakediscord.Option{Name: "tournament", Value: "Knockout"})
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Knockout"})
+	for played := 0; ; {
+		tn := e.tournamentOf("Knockout", "with a game to play, or over", func(t *persistence.Tournament) bool {
+			if t.Status == persistence.TournamentFinished {
+				return true
+			}
+			for _, p := range t.Games {
+				if !p.Bye() && p.Result == "" && p.Game != "" {
+					return true
+				}
+			}
+			return false
+		})
+		if tn.Status == persistence.TournamentFinished {
+			if played != 5 {
+				t.Fatalf("the elimination finished after %d games, want 5 (6 players)", played)
+			}
+			break
+		}
+		for _, p := range tn.Games {
+			if p.Bye() || p.Result != "" || p.Game == "" {
+				continue
+			}
+			tn.Round = p.Round
+			played += e.playTournamentRound(&persistence.Tournament{Round: p.Round, Games: []persistence.Pairing{p}})
+		}
+		if played > 5 {
+			t.Fatalf("%d games played in a 6-player elimination", played)
+		}
+	}
+	final, err = e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		return strings.HasPrefix(m.Content, "🏆 **Knockout** is over") && strings.Contains(m.Content, "🥇")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(final.Attachments) != 1 {
+		t.Fatalf("final message attachments %+v, want the bracket", final.Attachments)
+	}
+	e.noFailures()
+}

@@ -1,0 +1,123 @@
+package bot
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// playedTournament runs a tournament of n players in format to its end
+// with results from a fixed seed; the players' IDs are 18-digit.
+func playedTournament(t *testing.T, format string, n int) *persistence.Tournament {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	tn := &persistence.Tournament{ID: "abcdefghjkmn", Guild: "900", Channel: "901", Name: "Friday Cup", Format: format,
+		Rules: "3x3k3", TurnTime: 2 * time.Minute, Rated: true, Creator: "111111111111111111",
+		Status: persistence.TournamentSignup, Created: fixedNow}
+	for i := range n {
+		id := strings.Repeat(fmt.Sprint(i%10), 18)
+		if i == n-1 {
+			id = "ai:perfect"
+		}
+		tn.Players = append(tn.Players, persistence.Entrant{ID: id, Rating: 1500 - 10*float64(i)})
+	}
+	if err := startTournament(tn, fixedNow, rng); err != nil {
+		t.Fatal(err)
+	}
+	for tn.Status == persistence.TournamentRunning {
+		playRound(t, tn, rng, format != FormatElimination)
+		if _, err := advanceTournament(tn, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tn
+}
+
+// TestRenderTournamentGolden pins the sign-up (open, then started), a
+// round's announcement, the standings and the final message of a 9-player
+// Swiss, and the final message and bracket of a 6-player elimination, in
+// en-US and some other locales; every message is checked against
+// Discord's limits in every locale.
+func TestRenderTournamentGolden(t *testing.T) {
+	r := testRenderer(t)
+	swiss := playedTournament(t, FormatSwiss, 9)
+	elim := playedTournament(t, FormatElimination, 6)
+	st, err := tournamentStandings(swiss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signup := *swiss
+	signup.Status, signup.Games, signup.Round, signup.Rounds = persistence.TournamentSignup, nil, 0, 0
+	signup.StartAt = fixedNow.Add(2 * time.Hour)
+	manual := signup
+	manual.StartAt, manual.Players = time.Time{}, nil
+	for _, loc := range testCatalog(t).Locales() {
+		t.Run(string(loc), func(t *testing.T) {
+			out := map[string]any{}
+			for name, tn := range map[string]*persistence.Tournament{"signup": &signup, "signup-empty": &manual, "signup-started": swiss} {
+				d, err := r.TournamentSignup(loc, tn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[name] = checked(t, d)
+			}
+			out["round"] = checked(t, r.TournamentRound(loc, swiss, 2))
+			out["standings"] = checked(t, r.TournamentStandings(loc, swiss, 4, st))
+			for name, tn := range map[string]*persistence.Tournament{"final-swiss": swiss, "final-elimination": elim} {
+				var tst = st
+				if tn == elim {
+					tst = nil
+				}
+				podium, err := tournamentPodium(tn, tst)
+				if err != nil || len(podium) != 3 {
+					t.Fatalf("podium %v %v", podium, err)
+				}
+				d := checked(t, r.TournamentFinal(loc, tn, podium, nil))
+				out[name] = d
+			}
+			out["status"] = checked(t, r.TournamentStatus(loc, []*persistence.Tournament{&signup, swiss, elim}))
+			got := wireJSON(t, out)
+			if bytes.Contains(got, []byte("[[")) {
+				t.Errorf("a text is missing:\n%s", got)
+			}
+			if slices.Contains(goldenLocales, loc) || loc == discordgo.German || loc == discordgo.Polish || loc == discordgo.Japanese {
+				golden(t, "tournament."+string(loc)+".json", got)
+			}
+		})
+	}
+	for name, tn := range map[string]*persistence.Tournament{"swiss": swiss, "elimination": elim} {
+		png, err := tournamentPicture(tn, st)
+		if err != nil {
+			t.Fatalf("%s picture: %v", name, err)
+		}
+		path := filepath.Join("testdata", "tournament-"+name+".png")
+		if updating() {
+			if err := os.WriteFile(path, png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(png, want) {
+			t.Errorf("%s differs from the golden picture (run go test -update to accept): %v", path, err)
+		}
+	}
+}
+
+func TestHalfPoints(t *testing.T) {
+	for p, want := range map[float64]string{0: "0", 0.5: "½", 1: "1", 3.5: "3½", 10: "10"} {
+		if got := halfPoints(p); got != want {
+			t.Errorf("halfPoints(%v) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -144,11 +144,21 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 		err error
 	}
 	done := make(chan result, 1)
+	// first is signalled by the first progress past the lock: it is shown
+	// at once (and always before the report), the rest at most every
+	// ProgressEvery.
+	first := make(chan struct{}, 1)
 	go func() {
 		rep, err := b.retrain.Run(ctx, run.req, func(p retrain.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			last, fresh = p, true
+			if p.Stage != "lock" {
+				select {
+				case first <- struct{}{}:
+				default:
+				}
+			}
 			if !started && p.Stage != "lock" {
 				started = true
 				run.started <- nil
@@ -170,25 +180,39 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 	}
 	tick := time.NewTicker(b.lc.progressEvery)
 	defer tick.Stop()
+	showProgress := func() {
+		mu.Lock()
+		p, changed := last, fresh
+		fresh = false
+		mu.Unlock()
+		if !shown || !changed || p.Stage == "done" {
+			return
+		}
+		text := b.render.RetrainProgress(run.loc, run.req.Rules, run.req.By, p, run.received)
+		ectx, cancel := context.WithTimeout(ctx, editTimeout)
+		if err := b.editRetrain(ectx, run, text, nil, nil); err != nil && ctx.Err() == nil {
+			log.Warn("bot: show retrain progress", "err", err)
+		}
+		cancel()
+	}
+	firstShown := false
 	for {
 		select {
 		case res := <-done:
+			select {
+			case <-first:
+				if !firstShown {
+					showProgress() // a quick run still shows where it went
+				}
+			default:
+			}
 			b.endRetrain(ctx, run, shown, res.rep, res.err, log)
 			return
+		case <-first:
+			firstShown = true
+			showProgress()
 		case <-tick.C:
-			mu.Lock()
-			p, changed := last, fresh
-			fresh = false
-			mu.Unlock()
-			if !shown || !changed || p.Stage == "done" {
-				continue
-			}
-			text := b.render.RetrainProgress(run.loc, run.req.Rules, run.req.By, p, run.received)
-			ectx, cancel := context.WithTimeout(ctx, editTimeout)
-			if err := b.editRetrain(ectx, run, text, nil, nil); err != nil && ctx.Err() == nil {
-				log.Warn("bot: show retrain progress", "err", err)
-			}
-			cancel()
+			showProgress()
 		}
 	}
 }

@@ -83,6 +83,7 @@ const (
 	optTurnTime   = "turn-time"
 	optRated      = "rated"
 	optTournament = "tournament"
+	optDouble     = "double"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -222,7 +223,8 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 			b.group(SubTournament,
 				b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), format},
 					board(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
-					b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false))...),
+					b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false),
+					b.option(discordgo.ApplicationCommandOptionBoolean, optDouble, false))...),
 				b.sub(TournamentStart, tournamentName(b, optTournament, false)),
 				b.sub(TournamentStatus),
 				b.sub(TournamentStandings, tournamentName(b, optTournament, false)),

@@ -205,6 +205,8 @@ type TournamentRequest struct {
 	Start    time.Duration
 	TurnTime time.Duration
 	Rated    *bool
+	// Double has every pair of a round robin play twice, X and O swapped.
+	Double bool
 	// Level is the computer level to sign up (add-ai).
 	Level string
 }
@@ -279,6 +281,9 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 			return nil, err
 		} else if ok {
 			r.Rated = &v
+		}
+		if r.Double, _, err = o.boolean(optDouble); err != nil {
+			return nil, err
 		}
 	case TournamentAddAI:
 		if r.Level, err = o.level(optLevel, pc.Levels); err != nil {

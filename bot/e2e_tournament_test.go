@@ -263,7 +263,7 @@ func TestE2ETournament(t *testing.T) {
 	}
 	standings := 0
 	for _, m := range e.srv.Messages(e2eChannel) {
-		if strings.HasPrefix(m.Content, "🏆 **Cup**: standings after round ") {
+		if len(m.Embeds) == 1 && strings.HasPrefix(m.Embeds[0].Title, "🏆 Cup: standings after round ") {
 			standings++
 		}
 	}

@@ -129,6 +129,7 @@ func (r *Renderer) ForgetMeReport(loc discordgo.Locale, rep persistence.ForgetRe
 		{"forget.corpus", rep.Corpus},
 		{"forget.blocks", rep.Blocks},
 		{"forget.audit", rep.Audit},
+		{"forget.tournaments", rep.Tournaments},
 	})
 }
 
@@ -146,6 +147,7 @@ func (r *Renderer) ForgetServerReport(loc discordgo.Locale, rep persistence.Forg
 		{"forget.reviews", rep.Reviews},
 		{"forget.settings", rep.Settings},
 		{"forget.audit_log", rep.Audit},
+		{"forget.guild_tournaments", rep.Tournaments},
 	})
 }
 

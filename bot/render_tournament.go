@@ -15,6 +15,9 @@ import (
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
+// colorTournament is the embed colour of a tournament's standings.
+const colorTournament = 0xf1c40f
+
 // TournamentPictureName is the file name of a finished tournament's
 // picture (its bracket or standings), attached to the final message.
 const TournamentPictureName = "tournament.png"
@@ -23,6 +26,9 @@ const TournamentPictureName = "tournament.png"
 func (r *Renderer) entrantName(loc discordgo.Locale, id string) string {
 	if level, ok := strings.CutPrefix(id, "ai:"); ok {
 		return r.cat.Text(loc, "player.ai", "level", r.levelText(loc, level))
+	}
+	if strings.HasPrefix(id, persistence.ForgottenPrefix) || id == persistence.ForgottenUser {
+		return r.cat.Text(loc, "player.forgotten")
 	}
 	return mention(id)
 }
@@ -151,13 +157,19 @@ func (r *Renderer) tieBreak(loc discordgo.Locale, v float64) string {
 // TournamentStandings renders a Swiss or round-robin tournament's
 // standings after round: rank, player, points and the two tie-breaks.
 func (r *Renderer) TournamentStandings(loc discordgo.Locale, t *persistence.Tournament, round int, st []tournament.Standing) *discordgo.InteractionResponseData {
-	lines := []string{r.cat.Text(loc, "tournament.standings_title", "name", t.Name, "round", r.cat.Number(loc, round))}
+	var lines []string
 	for _, s := range st {
 		lines = append(lines, r.cat.Text(loc, "tournament.standings_line", "rank", r.cat.Number(loc, s.Rank),
 			"player", r.entrantName(loc, s.Player.ID), "points", halfPoints(s.Points),
 			"buchholz", halfPoints(s.Buchholz), "sb", r.tieBreak(loc, s.SonnebornBerger)))
 	}
-	return &discordgo.InteractionResponseData{Content: truncate(strings.Join(lines, "\n"), MaxContentLen), AllowedMentions: noMentions()}
+	e := &discordgo.MessageEmbed{
+		// Titles show no Markdown: the bold the message texts use goes.
+		Title:       truncate(strings.ReplaceAll(r.cat.Text(loc, "tournament.standings_title", "name", t.Name, "round", r.cat.Number(loc, round)), "**", ""), MaxEmbedTitleLen),
+		Description: truncate(strings.Join(lines, "\n"), MaxEmbedDescLen),
+		Color:       colorTournament,
+	}
+	return &discordgo.InteractionResponseData{Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: noMentions()}
 }
 
 // TournamentFinal renders the message that ends a tournament: the

@@ -149,7 +149,7 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 	}
 	t := &persistence.Tournament{
 		ID: newTournamentID(), Guild: c.i.GuildID, Channel: c.i.ChannelID, Name: r.Name, Format: r.Format,
-		Rules: r.Rules.String(), Rounds: r.Rounds, Double: false, TurnTime: st.TurnTime, Rated: st.Rated,
+		Rules: r.Rules.String(), Rounds: r.Rounds, Double: r.Double && r.Format == FormatRoundRobin, TurnTime: st.TurnTime, Rated: st.Rated,
 		Creator: c.user, Status: persistence.TournamentSignup, Created: b.now().UTC(),
 	}
 	if r.Format != FormatSwiss {
@@ -193,10 +193,6 @@ func (b *Bot) clickTournament(ctx context.Context, c *call, id CustomID) error {
 	if !ok || guild != c.i.GuildID || id.Move > 1 {
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: tournament button %q", id.Game)}
 	}
-	name := c.user
-	if c.i.Member != nil && c.i.Member.User != nil {
-		name = c.i.Member.User.Username
-	}
 	if id.Move == 1 {
 		if _, err := b.mayPlay(ctx, c); err != nil {
 			return err
@@ -208,7 +204,7 @@ func (b *Bot) clickTournament(ctx context.Context, c *call, id CustomID) error {
 			if err != nil {
 				return err
 			}
-			return joinTournament(t, persistence.Entrant{ID: c.user, Name: name, Rating: r})
+			return joinTournament(t, persistence.Entrant{ID: c.user, Rating: r})
 		}
 		return leaveTournament(t, c.user)
 	})

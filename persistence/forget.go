@@ -117,6 +117,9 @@ type ForgetReport struct {
 	// Audit counts audit-log entries: a user's, rewritten to name
 	// ForgottenUser; a guild's, deleted.
 	Audit int
+	// Tournaments counts tournaments: those a user played in, rewritten
+	// to name a forgotten player instead; a guild's, deleted.
+	Tournaments int
 	// Ended are the live games and challenges this call ended, as they
 	// ended (a forgotten user's seat naming ForgottenUser), so that the
 	// caller can update their boards. Their records are deleted.
@@ -127,7 +130,7 @@ type ForgetReport struct {
 // nothing (left) to forget.
 func (r ForgetReport) Total() int {
 	return r.Stats + r.PuzzleStats + r.Leaderboards + r.Puzzles + r.History + r.Mentions + r.Archives +
-		r.Reviews + r.Games + r.Corpus + r.Blocks + r.Settings + r.Audit
+		r.Reviews + r.Games + r.Corpus + r.Blocks + r.Settings + r.Audit + r.Tournaments
 }
 
 // Retention says how long the Store keeps what, for telling users (the
@@ -252,6 +255,9 @@ func (s *Store) ForgetUser(ctx context.Context, user string) (ForgetReport, erro
 	if err := s.forgetCorpus(ctx, user, &rep); err != nil {
 		return rep, err
 	}
+	if err := s.forgetTournamentPlayer(ctx, user, &rep); err != nil {
+		return rep, err
+	}
 	return rep, nil
 }
 
@@ -281,6 +287,9 @@ func (s *Store) ForgetGuild(ctx context.Context, guild string) (ForgetReport, er
 	rep.Settings += int(settings.Val())
 	rep.Audit += int(audit.Val())
 	if err := s.DeleteGuildSettings(ctx, guild); err != nil {
+		return rep, err
+	}
+	if err := s.forgetGuildTournaments(ctx, guild, &rep); err != nil {
 		return rep, err
 	}
 	return rep, nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -102,7 +103,8 @@ type Tournament struct {
 type Entrant struct {
 	// ID is the Discord user ID, or "ai:<level>" for a computer player.
 	ID string `json:"id"`
-	// Name is a display name for the pictures (the messages mention IDs).
+	// Name is a display name; the bot keeps none (pictures show seed
+	// numbers, messages mention IDs), so that no names are stored.
 	Name string `json:"n,omitempty"`
 	// Rating is the player's rating when the tournament started (seeding).
 	Rating float64 `json:"r,omitempty"`
@@ -231,7 +233,7 @@ func decodeTournament(id, version, data string) (*Tournament, error) {
 }
 
 // UpdateTournament changes the tournament id with fn and stores the result
-// by compare-and-set: when another process changed it meanwhile, it loads
+// (kept Options.HistoryTTL once it is over) by compare-and-set: when another process changed it meanwhile, it loads
 // it again and calls fn again (fn must be safe to repeat, and should only
 // change t). An error from fn is returned as it is, with nothing stored.
 // It returns the stored tournament and indexes its Due.
@@ -261,6 +263,12 @@ func (s *Store) UpdateTournament(ctx context.Context, id string, fn func(t *Tour
 			continue // changed meanwhile: load it again
 		}
 		t.Version = v
+		if t.Status.Over() {
+			// An ended tournament is kept as long as its archived games.
+			if err := s.rdb.Expire(ctx, s.keys.tournament(id), s.opts.HistoryTTL).Err(); err != nil {
+				return nil, fmt.Errorf("persistence: expiry of tournament %s: %w", id, err)
+			}
+		}
 		return t, s.indexTournament(ctx, t)
 	}
 	return nil, fmt.Errorf("%w: tournament %s, %d tries", ErrConflict, id, maxTournamentRetries)
@@ -339,6 +347,85 @@ func (s *Store) AckTournament(ctx context.Context, id string) error {
 	}
 	if err := s.rdb.ZRem(ctx, s.keys.tournamentsClaimed(), id).Err(); err != nil {
 		return fmt.Errorf("persistence: release tournament %s: %w", id, err)
+	}
+	return nil
+}
+
+// ForgottenPrefix starts the entrant ID that stands for a forgotten user
+// in a tournament's record ("forgotten:<hex>"): unique within the
+// tournament, as the pairing engine needs, and no Discord user's ID.
+const ForgottenPrefix = "forgotten:"
+
+// forgetTournamentPlayer rewrites every tournament that names user (as a
+// player, in a pairing or as its creator) to name a forgotten player
+// instead. Tournaments have no index by player, so their keys are scanned.
+func (s *Store) forgetTournamentPlayer(ctx context.Context, user string, rep *ForgetReport) error {
+	iter := s.rdb.Scan(ctx, 0, s.keys.prefix+":tn:{*}", forgetScanCount).Iterator()
+	for iter.Next(ctx) {
+		key := iter.Val()
+		id := strings.TrimSuffix(strings.TrimPrefix(key, s.keys.prefix+":tn:{"), "}")
+		stand, err := randomHex(8)
+		if err != nil {
+			return err
+		}
+		changed := false
+		_, err = s.UpdateTournament(ctx, id, func(t *Tournament) error {
+			changed = false
+			for i := range t.Players {
+				if t.Players[i].ID == user {
+					t.Players[i].ID, t.Players[i].Name, changed = ForgottenPrefix+stand, "", true
+				}
+			}
+			for i := range t.Games {
+				if t.Games[i].X == user {
+					t.Games[i].X, changed = ForgottenPrefix+stand, true
+				}
+				if t.Games[i].O == user {
+					t.Games[i].O, changed = ForgottenPrefix+stand, true
+				}
+			}
+			if t.Creator == user {
+				t.Creator, changed = ForgottenUser, true
+			}
+			if !changed {
+				return errTournamentSame
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, errTournamentSame), errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
+		case err != nil:
+			return fmt.Errorf("persistence: forgetting %s in tournament %s: %w", user, id, err)
+		default:
+			rep.Tournaments++
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return fmt.Errorf("persistence: forgetting %s in tournaments: %w", user, err)
+	}
+	return nil
+}
+
+// errTournamentSame ends an update that has nothing to change.
+var errTournamentSame = errors.New("persistence: tournament unchanged")
+
+// forgetGuildTournaments deletes the guild's tournaments and their list.
+func (s *Store) forgetGuildTournaments(ctx context.Context, guild string, rep *ForgetReport) error {
+	ids, err := s.rdb.SMembers(ctx, s.keys.guildTournaments(guild)).Result()
+	if err != nil {
+		return fmt.Errorf("persistence: forgetting the tournaments of %s: %w", guild, err)
+	}
+	for _, id := range ids {
+		n, err := s.rdb.Del(ctx, s.keys.tournament(id)).Result()
+		if err != nil {
+			return fmt.Errorf("persistence: forgetting tournament %s: %w", id, err)
+		}
+		rep.Tournaments += int(n)
+		s.rdb.ZRem(ctx, s.keys.tournamentsDue(), id)
+		s.rdb.ZRem(ctx, s.keys.tournamentsClaimed(), id)
+	}
+	if err := s.rdb.Del(ctx, s.keys.guildTournaments(guild)).Err(); err != nil {
+		return fmt.Errorf("persistence: forgetting the tournaments of %s: %w", guild, err)
 	}
 	return nil
 }

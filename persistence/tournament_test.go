@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -213,5 +214,51 @@ func TestSessionTournament(t *testing.T) {
 	got, err := e.store.Game(ctx, created.ID)
 	if err != nil || got.Tournament != "t1" {
 		t.Fatalf("game %+v %v, want tournament t1", got, err)
+	}
+}
+
+// TestForgetTournaments: forgetting a user rewrites the tournaments that
+// name them (each forgotten player stays distinct, as pairings need), and
+// forgetting a guild deletes its tournaments; both are idempotent.
+func TestForgetTournaments(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	tn := newTournament("t1", e.clk.Now())
+	tn.Creator = "9"
+	tn.Players = []persistence.Entrant{{ID: "9", Name: "nine"}, {ID: "8"}}
+	tn.Games = []persistence.Pairing{{Round: 1, X: "9", O: "8", Result: "x"}}
+	tn.Due = e.clk.Now()
+	if err := s.CreateTournament(ctx, tn); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.ForgetUser(ctx, "9")
+	if err != nil || rep.Tournaments != 1 {
+		t.Fatalf("ForgetUser: %+v %v, want one tournament rewritten", rep, err)
+	}
+	got, err := s.Tournament(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand := got.Players[0].ID
+	if !strings.HasPrefix(stand, persistence.ForgottenPrefix) || got.Players[0].Name != "" || got.Games[0].X != stand ||
+		got.Creator != persistence.ForgottenUser || got.Players[1].ID != "8" {
+		t.Fatalf("after forgetting 9: %+v", got)
+	}
+	if rep, err := s.ForgetUser(ctx, "9"); err != nil || rep.Tournaments != 0 {
+		t.Fatalf("second ForgetUser: %+v %v, want nothing", rep, err)
+	}
+	rep, err = s.ForgetGuild(ctx, "G")
+	if err != nil || rep.Tournaments != 1 {
+		t.Fatalf("ForgetGuild: %+v %v, want one tournament deleted", rep, err)
+	}
+	if _, err := s.Tournament(ctx, "t1"); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("a forgotten guild's tournament: %v", err)
+	}
+	if ids, _ := s.ClaimDueTournaments(ctx, e.clk.Now().Add(time.Hour), 10); len(ids) != 0 {
+		t.Fatalf("a forgotten guild's tournament is still due: %v", ids)
+	}
+	if rep, err := s.ForgetGuild(ctx, "G"); err != nil || rep.Tournaments != 0 {
+		t.Fatalf("second ForgetGuild: %+v %v", rep, err)
 	}
 }

@@ -180,12 +180,14 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 	}
 	tick := time.NewTicker(b.lc.progressEvery)
 	defer tick.Stop()
-	showProgress := func() {
+	// showProgress shows the latest progress if it is new; the first is
+	// shown even when the run is already finishing.
+	showProgress := func(first bool) {
 		mu.Lock()
 		p, changed := last, fresh
 		fresh = false
 		mu.Unlock()
-		if !shown || !changed || p.Stage == "done" {
+		if !shown || !changed && !first || p.Stage == "done" && !first {
 			return
 		}
 		text := b.render.RetrainProgress(run.loc, run.req.Rules, run.req.By, p, run.received)
@@ -202,7 +204,7 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 			select {
 			case <-first:
 				if !firstShown {
-					showProgress() // a quick run still shows where it went
+					showProgress(true) // a quick run still shows where it went
 				}
 			default:
 			}
@@ -210,9 +212,9 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 			return
 		case <-first:
 			firstShown = true
-			showProgress()
+			showProgress(true)
 		case <-tick.C:
-			showProgress()
+			showProgress(false)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -74,6 +75,15 @@ func (e *e2e) tournamentOf(name string, what string, ok func(*persistence.Tourna
 	}
 }
 
+// slowPost is a Discord whose posts take a while (a busy rate limit), so
+// that a sweep outlasts the other process's ticks.
+type slowPost struct{ bot.Discord }
+
+func (d slowPost) ChannelMessageSendComplex(channel string, m *discordgo.MessageSend, o ...discordgo.RequestOption) (*discordgo.Message, error) {
+	time.Sleep(150 * time.Millisecond)
+	return d.Discord.ChannelMessageSendComplex(channel, m, o...)
+}
+
 // replica starts another bot process on its own Store against the same
 // redis and the same fake Discord (REST only: the gateway goes to the
 // first), and runs its sweeper: two processes share the sweeping.
@@ -84,7 +94,7 @@ func (e *e2e) replica() (stop func()) {
 		t.Fatal(err)
 	}
 	store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
-	b, err := bot.New(bot.Deps{Discord: ses, Store: store, Levels: ai.NewRegistry(), Catalog: e.cat, Signer: e.signer,
+	b, err := bot.New(bot.Deps{Discord: slowPost{ses}, Store: store, Levels: ai.NewRegistry(), Catalog: e.cat, Signer: e.signer,
 		Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})), AppID: e.srv.AppID()},
 		bot.Options{RateBurst: -1, ChallengeCooldown: -1})
 	if err != nil {
@@ -270,6 +280,7 @@ func TestE2ETournament(t *testing.T) {
 	if standings != 4 {
 		t.Fatalf("%d standings messages, want one per round (4)", standings)
 	}
+	e.exactlyOnce(tn)
 
 	// A 6-player elimination: five people and a computer player; the top
 	// two seeds have byes; matches are played as their players are known.
@@ -321,5 +332,58 @@ func TestE2ETournament(t *testing.T) {
 	if len(final.Attachments) != 1 {
 		t.Fatalf("final message attachments %+v, want the bracket", final.Attachments)
 	}
+	e.exactlyOnce(e.tournamentOf("Knockout", "finished", func(t *persistence.Tournament) bool { return t.Status == persistence.TournamentFinished }))
 	e.noFailures()
+}
+
+// exactlyOnce checks that two processes sweeping (and a restart) posted
+// every game of tn exactly one board that pings its players, each round
+// one announcement, and one final message; and that every game's result
+// is the one its board shows.
+func (e *e2e) exactlyOnce(tn *persistence.Tournament) {
+	e.t.Helper()
+	boards := map[string]int{}
+	rounds := map[string]int{}
+	finals := 0
+	for _, m := range e.srv.Messages(e2eChannel) {
+		for _, b := range m.Buttons() {
+			if id, err := e.signer.Decode(b.CustomID); err == nil && id.Action != bot.ActionTournament {
+				boards[string(id.Game)]++
+				break
+			}
+		}
+		if strings.HasPrefix(m.Content, "🏆 **"+tn.Name+"**, round ") {
+			rounds[strings.SplitN(m.Content, ":", 2)[0]]++
+		}
+		if strings.HasPrefix(m.Content, "🏆 **"+tn.Name+"** is over") {
+			finals++
+		}
+	}
+	for _, p := range tn.Games {
+		if p.Bye() {
+			continue
+		}
+		if n := boards[string(p.Game)]; n != 1 {
+			e.t.Errorf("game %s (round %d) has %d boards, want 1", p.Game, p.Round, n)
+		}
+		s, err := e.store.Game(e.ctx, p.Game)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		want := map[game.Result]string{game.XWins: "x", game.OWins: "o", game.Draw: "draw"}[s.Result]
+		if p.Result != want {
+			e.t.Errorf("game %s ended %v but the tournament has %q", p.Game, s.Result, p.Result)
+		}
+	}
+	for round, n := range rounds {
+		if n != 1 {
+			e.t.Errorf("%q announced %d times", round, n)
+		}
+	}
+	if tn.Format != bot.FormatElimination && len(rounds) != tn.Rounds {
+		e.t.Errorf("%d rounds announced, want %d", len(rounds), tn.Rounds)
+	}
+	if finals != 1 {
+		e.t.Errorf("%d final messages, want 1", finals)
+	}
 }

@@ -1,9 +1,11 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -144,11 +146,39 @@ const (
 // answers Unknown Webhook: the edit can overtake the HTTP answer.
 func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error) {
 	var m *discordgo.Message
-	err := d.retry(i, options, func() (err error) {
+	rewind, err := rewindable(edit.Files)
+	if err != nil {
+		return nil, err
+	}
+	err = d.retry(i, options, func() (err error) {
+		rewind()
 		m, err = d.Discord.InteractionResponseEdit(i, edit, options...)
 		return err
 	})
 	return m, err
+}
+
+// rewindable reads files whole so that a retried request sends them
+// again: the returned rewind puts every file back at its start. (A retry
+// that sent the readers as the first try left them would upload empty
+// files.)
+func rewindable(files []*discordgo.File) (rewind func(), err error) {
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		if f == nil || f.Reader == nil {
+			continue
+		}
+		if data[i], err = io.ReadAll(f.Reader); err != nil {
+			return nil, fmt.Errorf("bot: read attachment %s: %w", f.Name, err)
+		}
+	}
+	return func() {
+		for i, f := range files {
+			if f != nil && f.Reader != nil {
+				f.Reader = bytes.NewReader(data[i])
+			}
+		}
+	}, nil
 }
 
 // InteractionResponse reads the message of the first response over REST
@@ -172,7 +202,12 @@ func (d *InlineDiscord) InteractionResponse(i *discordgo.Interaction, options ..
 // InteractionResponseEdit.
 func (d *InlineDiscord) FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error) {
 	var m *discordgo.Message
-	err := d.retry(i, options, func() (err error) {
+	rewind, err := rewindable(data.Files)
+	if err != nil {
+		return nil, err
+	}
+	err = d.retry(i, options, func() (err error) {
+		rewind()
 		m, err = d.Discord.FollowupMessageCreate(i, wait, data, options...)
 		return err
 	})

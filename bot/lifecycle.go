@@ -186,6 +186,12 @@ func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []Rat
 
 // finishGame is finish outside an interaction.
 func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingChange, error) {
+	if s.Tournament != "" && !s.Status.Live() {
+		// A sweeper takes the game's end into the tournament at once.
+		if err := b.store.PokeTournament(ctx, s.Tournament); err != nil {
+			b.log.Warn("bot: poke the tournament of a finished game", "game", s.ID, "tournament", s.Tournament, "err", err)
+		}
+	}
 	if s.Status != persistence.StatusFinished || s.Result != game.XWins && s.Result != game.OWins && s.Result != game.Draw {
 		return nil, nil // still live, or ended without a result
 	}
@@ -197,12 +203,6 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 	if err != nil {
 		// The game is recorded anyway, under the defaults.
 		b.log.Warn("bot: settings of a finished game's server unread; defaults apply", "game", s.ID, "err", err)
-	}
-	if s.Tournament != "" {
-		// A sweeper records the result in the tournament at once.
-		if err := b.store.PokeTournament(ctx, s.Tournament); err != nil {
-			b.log.Warn("bot: poke the tournament of a finished game", "game", s.ID, "tournament", s.Tournament, "err", err)
-		}
 	}
 	rated := x != "" && o != "" && x != o && st.Rated && !s.Unrated
 	var before [2]float64

@@ -187,7 +187,15 @@ func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session,
 		return nil, err
 	}
 	row := []discordgo.MessageComponent{rematch}
+	if s.Tournament != "" {
+		// A tournament pairs its players itself: a rematch in its channel
+		// would hold up their next game.
+		row = nil
+	}
 	if !archived(s) {
+		if len(row) == 0 {
+			return nil, nil
+		}
 		return row, nil
 	}
 	for _, a := range []Action{ActionReplay, ActionReview} {

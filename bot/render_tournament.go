@@ -158,10 +158,19 @@ func (r *Renderer) tieBreak(loc discordgo.Locale, v float64) string {
 // standings after round: rank, player, points and the two tie-breaks.
 func (r *Renderer) TournamentStandings(loc discordgo.Locale, t *persistence.Tournament, round int, st []tournament.Standing) *discordgo.InteractionResponseData {
 	var lines []string
-	for _, s := range st {
-		lines = append(lines, r.cat.Text(loc, "tournament.standings_line", "rank", r.cat.Number(loc, s.Rank),
+	size := 0
+	for i, s := range st {
+		line := r.cat.Text(loc, "tournament.standings_line", "rank", r.cat.Number(loc, s.Rank),
 			"player", r.entrantName(loc, s.Player.ID), "points", halfPoints(s.Points),
-			"buchholz", halfPoints(s.Buchholz), "sb", r.tieBreak(loc, s.SonnebornBerger)))
+			"buchholz", halfPoints(s.Buchholz), "sb", r.tieBreak(loc, s.SonnebornBerger))
+		if size+len([]rune(line))+1 > MaxEmbedDescLen-8 {
+			// The rest (of up to 64) is in the final picture; whole lines
+			// only, never a mention cut in two.
+			lines = append(lines, "… +"+r.cat.Number(loc, len(st)-i))
+			break
+		}
+		lines = append(lines, line)
+		size += len([]rune(line)) + 1
 	}
 	e := &discordgo.MessageEmbed{
 		// Titles show no Markdown: the bold the message texts use goes.
@@ -177,7 +186,11 @@ func (r *Renderer) TournamentStandings(loc discordgo.Locale, t *persistence.Tour
 // the picture (the bracket of an elimination, the standings table of the
 // others) as a PNG to attach as TournamentPictureName.
 func (r *Renderer) TournamentFinal(loc discordgo.Locale, t *persistence.Tournament, podium []string, picture []byte) *discordgo.InteractionResponseData {
-	lines := []string{r.cat.Text(loc, "tournament.final_title", "name", t.Name)}
+	title := r.cat.Text(loc, "tournament.title", "name", t.Name)
+	if t.Status == persistence.TournamentFinished {
+		title = r.cat.Text(loc, "tournament.final_title", "name", t.Name)
+	}
+	lines := []string{title}
 	if len(podium) > 0 {
 		lines = append(lines, r.cat.Text(loc, "tournament.champion", "player", r.entrantName(loc, podium[0]), "name", t.Name))
 	}
@@ -189,10 +202,13 @@ func (r *Renderer) TournamentFinal(loc discordgo.Locale, t *persistence.Tourname
 	for i, p := range t.Players {
 		legend = append(legend, "#"+strconv.Itoa(i+1)+" "+r.entrantName(loc, p.ID))
 	}
-	if len(legend) > 0 {
-		lines = append(lines, r.cat.Text(loc, "tournament.legend", "legend", strings.Join(legend, ", ")))
-	}
 	d := &discordgo.InteractionResponseData{Content: truncate(strings.Join(lines, "\n"), MaxContentLen), AllowedMentions: noMentions()}
+	if len(legend) > 0 {
+		// The legend of the picture's seed numbers, in an embed: 64
+		// players' mentions do not fit a message beside the podium.
+		d.Embeds = []*discordgo.MessageEmbed{{Description: truncate(r.cat.Text(loc, "tournament.legend", "legend", strings.Join(legend, ", ")), MaxEmbedDescLen),
+			Color: colorTournament}}
+	}
 	if len(picture) > 0 {
 		d.Files = []*discordgo.File{{Name: TournamentPictureName, ContentType: "image/png", Reader: strings.NewReader(string(picture))}}
 	}

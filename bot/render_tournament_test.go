@@ -25,7 +25,7 @@ func playedTournament(t *testing.T, format string, n int) *persistence.Tournamen
 		Rules: "3x3k3", TurnTime: 2 * time.Minute, Rated: true, Creator: "111111111111111111",
 		Status: persistence.TournamentSignup, Created: fixedNow}
 	for i := range n {
-		id := strings.Repeat(fmt.Sprint(i%10), 18)
+		id := fmt.Sprintf("1%017d", i) // 18 digits, like Discord's
 		if i == n-1 {
 			id = "ai:perfect"
 		}
@@ -111,6 +111,39 @@ func TestRenderTournamentGolden(t *testing.T) {
 		if err != nil || !bytes.Equal(png, want) {
 			t.Errorf("%s differs from the golden picture (run go test -update to accept): %v", path, err)
 		}
+	}
+}
+
+// TestRenderTournament64 renders a finished 64-player Swiss and
+// elimination in every locale: the standings, the final message and the
+// status stay within Discord's limits (the longest list of players).
+func TestRenderTournament64(t *testing.T) {
+	r := testRenderer(t)
+	swiss := playedTournament(t, FormatSwiss, 64)
+	elim := playedTournament(t, FormatElimination, 64)
+	st, err := tournamentStandings(swiss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range testCatalog(t).Locales() {
+		checked(t, r.TournamentStandings(loc, swiss, swiss.Round, st))
+		for _, tn := range []*persistence.Tournament{swiss, elim} {
+			podium, err := tournamentPodium(tn, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := checked(t, r.TournamentFinal(loc, tn, podium, nil))
+			if len(d.Embeds) != 1 || !strings.Contains(d.Embeds[0].Description, "#64 ") {
+				t.Errorf("%s: the legend does not reach #64", string(loc))
+			}
+		}
+		signup := *swiss
+		signup.Status = persistence.TournamentSignup
+		d, err := r.TournamentSignup(loc, &signup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked(t, d)
 	}
 }
 

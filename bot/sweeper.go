@@ -71,14 +71,15 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 		case run := <-b.lc.retrains:
 			startRetrain(run)
 		case <-tick.C:
-			b.sweep(ctx, func(f func()) {
+			spawn := func(f func()) {
 				duels.Add(1)
 				go func() {
 					defer duels.Done()
 					f()
 				}()
-			})
-			b.sweepTournaments(ctx)
+			}
+			b.sweep(ctx, spawn)
+			b.sweepTournaments(ctx, spawn)
 		}
 	}
 }

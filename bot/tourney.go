@@ -189,7 +189,7 @@ func recordTournamentGame(t *persistence.Tournament, s *persistence.Session) boo
 		default:
 			return false
 		}
-		t.Games[i].Forfeit = s.End == persistence.ByTimeout || s.End == persistence.ByExpiry
+		t.Games[i].Forfeit = s.End == persistence.ByTimeout
 		return true
 	}
 	return false

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/tournament"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -45,7 +45,13 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentReques
 		}
 		now := b.now()
 		next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-			return startTournament(t, now, b.tournamentRand())
+			if err := startTournament(t, now, b.tournamentRand()); err != nil {
+				return err
+			}
+			if t.Format != FormatElimination {
+				t.Announced = t.Round // this answer announces it
+			}
+			return nil
 		})
 		if err != nil {
 			return err
@@ -159,7 +165,8 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 		t.TurnTime = r.TurnTime
 	}
 	if r.Rated != nil {
-		t.Rated = *r.Rated
+		// A server with rated games off has no rated tournaments either.
+		t.Rated = *r.Rated && st.Rated
 	}
 	if r.Start > 0 {
 		t.StartAt = b.now().Add(r.Start).UTC()
@@ -228,20 +235,28 @@ func (b *Bot) standingsCommand(ctx context.Context, c *call, t *persistence.Tour
 		return b.respond(ctx, c, respMessage, ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
 			b.render.tournamentInfo(c.loc, t)}, "\n")))
 	}
-	st, err := tournamentStandings(t)
 	if t.Format != FormatElimination {
+		done := t.Round - 1 // the rounds played to the end
+		if t.Status == persistence.TournamentFinished {
+			done = t.Round
+		}
+		if done < 1 {
+			return b.respond(ctx, c, respMessage, ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
+				b.render.tournamentInfo(c.loc, t)}, "\n")))
+		}
+		st, err := tournament.Standings(enginePlayers(t), roundsUpTo(t, done))
 		if err != nil {
 			return err
 		}
-		return b.respond(ctx, c, respMessage, b.render.TournamentStandings(c.pub, t, t.Round, st))
+		return b.respond(ctx, c, respMessage, b.render.TournamentStandings(c.pub, t, done, st))
 	}
 	picture, err := tournamentPicture(t, nil)
 	if err != nil {
 		return err
 	}
-	podium, _ := tournamentPodium(t, nil)
-	if t.Status != persistence.TournamentFinished {
-		podium = nil
+	var podium []string
+	if t.Status == persistence.TournamentFinished {
+		podium, _ = tournamentPodium(t, nil)
 	}
 	return b.respond(ctx, c, respMessage, b.render.TournamentFinal(c.pub, t, podium, picture))
 }
@@ -253,7 +268,8 @@ func (b *Bot) cancelTournament(ctx context.Context, c *call, t *persistence.Tour
 		if t.Status.Over() {
 			return userErr(KeyTournamentOver, "name", t.Name)
 		}
-		t.Status, t.Due = persistence.TournamentCancelled, time.Time{}
+		// Due now: a sweeper ends whatever games this process does not.
+		t.Status, t.Due = persistence.TournamentCancelled, b.now()
 		return nil
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/tournament"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -36,11 +37,17 @@ import (
 // tournament (finishGame), so results are taken up within a sweep; while
 // a round is on, the tournament is due every tournamentDue anyway.
 
-// tournamentSweepBatch is how many due tournaments one sweep claims.
-const tournamentSweepBatch = 8
+// tournamentSweepBatch is how many due tournaments one sweep claims, and
+// tournamentWork how long one tournament's step may take: well inside the
+// claim's lease (a minute), so that no other process claims it meanwhile.
+const (
+	tournamentSweepBatch = 8
+	tournamentWork       = 40 * time.Second
+)
 
-// sweepTournaments runs the due tournaments.
-func (b *Bot) sweepTournaments(ctx context.Context) {
+// sweepTournaments runs the due tournaments, each in a goroutine of spawn
+// (they play computer moves and post boards, which take time).
+func (b *Bot) sweepTournaments(ctx context.Context, spawn func(func())) {
 	ids, err := b.store.ClaimDueTournaments(ctx, b.now(), tournamentSweepBatch)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -49,12 +56,18 @@ func (b *Bot) sweepTournaments(ctx context.Context) {
 		return
 	}
 	for _, id := range ids {
-		if err := b.runTournament(ctx, id); err != nil && ctx.Err() == nil {
-			b.log.Error("bot: run tournament", "tournament", id, "err", err)
-		}
-		if err := b.store.AckTournament(ctx, id); err != nil && ctx.Err() == nil {
-			b.log.Error("bot: release tournament", "tournament", id, "err", err)
-		}
+		spawn(func() {
+			wctx, cancel := context.WithTimeout(ctx, tournamentWork)
+			defer cancel()
+			if err := b.runTournament(wctx, id); err != nil && ctx.Err() == nil {
+				b.log.Error("bot: run tournament", "tournament", id, "err", err)
+			}
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
+			defer cancel()
+			if err := b.store.AckTournament(actx, id); err != nil {
+				b.log.Error("bot: release tournament", "tournament", id, "err", err)
+			}
+		})
 	}
 }
 
@@ -99,13 +112,15 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 			t = next
 			b.editSignup(ctx, loc, t)
 			if t.Status == persistence.TournamentCancelled {
-				b.post(ctx, t.Channel, &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()})
-				return nil
+				_, err := b.post(ctx, t.Channel, &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()})
+				return err
 			}
-			b.post(ctx, t.Channel, b.render.TournamentRound(loc, t, t.Round))
 		}
 	}
-	if t.Status != persistence.TournamentRunning {
+	switch t.Status {
+	case persistence.TournamentCancelled:
+		return b.endCancelled(ctx, loc, t)
+	case persistence.TournamentSignup:
 		return nil
 	}
 	// The results of its finished games.
@@ -115,46 +130,50 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 			continue
 		}
 		s, err := b.store.Game(ctx, p.Game)
-		switch {
-		case errors.Is(err, persistence.ErrNotFound):
-			// Expired without a result (it should not): a draw, so the
-			// tournament goes on.
-			s = &persistence.Session{ID: p.Game, Status: persistence.StatusFinished, Result: game.Draw, End: persistence.ByExpiry}
-		case err != nil:
-			return err
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue // reserved, not created yet (playTournamentGames does)
 		}
-		if s.Status == persistence.StatusFinished || s.Status == persistence.StatusExpired {
-			if s.Status == persistence.StatusExpired || s.Result == game.Ongoing {
-				s.Status, s.Result = persistence.StatusFinished, game.Draw
-			}
-			done = append(done, s)
-		}
-	}
-	round, status := t.Round, t.Status
-	next, err := b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
-		changed := false
-		for _, s := range done {
-			changed = recordTournamentGame(t, s) || changed
-		}
-		step, err := advanceTournament(t, b.tournamentRand())
 		if err != nil {
 			return err
 		}
-		if t.Status == persistence.TournamentRunning {
-			t.Due = b.now().Add(tournamentDue)
+		if s.Status == persistence.StatusExpired || s.Status == persistence.StatusFinished && s.Result == game.Ongoing {
+			// Ended without a result (a moderator, a deleted player): a
+			// draw, so that the tournament goes on.
+			s.Status, s.Result = persistence.StatusFinished, game.Draw
 		}
-		if !changed && step == stepNone {
-			return errUnchanged
+		if s.Status == persistence.StatusFinished {
+			done = append(done, s)
 		}
-		return nil
-	})
-	switch {
-	case errors.Is(err, errUnchanged):
-	case err != nil:
+	}
+	if t.Status == persistence.TournamentRunning {
+		next, err := b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
+			changed := forfeitForgotten(t)
+			for _, s := range done {
+				changed = recordTournamentGame(t, s) || changed
+			}
+			step, err := advanceTournament(t, b.tournamentRand())
+			if err != nil {
+				return err
+			}
+			now := b.now()
+			if t.Status == persistence.TournamentRunning && !t.Due.After(now) {
+				t.Due, changed = now.Add(tournamentDue), true
+			}
+			if !changed && step == stepNone {
+				return errUnchanged
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, errUnchanged):
+		case err != nil:
+			return err
+		default:
+			t = next
+		}
+	}
+	if t, err = b.postOutbox(ctx, loc, t); err != nil {
 		return err
-	default:
-		t = next
-		b.announce(ctx, loc, t, round, status)
 	}
 	if t.Status != persistence.TournamentRunning {
 		return nil
@@ -162,40 +181,138 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	return b.playTournamentGames(ctx, loc, t)
 }
 
-// announce posts what a step changed: the standings after a finished
-// round and the next round's announcement, or the final message.
-func (b *Bot) announce(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament, round int, was persistence.TournamentStatus) {
-	finished := t.Status == persistence.TournamentFinished && was == persistence.TournamentRunning
-	if t.Format != FormatElimination && (t.Round > round || finished) && round > 0 {
-		if standings, err := tournamentStandings(t); err == nil {
-			b.post(ctx, t.Channel, b.render.TournamentStandings(loc, t, round, standings))
+// forfeitForgotten scores the open pairings of players who asked to be
+// forgotten (their stand-ins cannot play) as losses for them.
+func forfeitForgotten(t *persistence.Tournament) bool {
+	changed := false
+	for i, p := range t.Games {
+		if p.Result != "" || p.Bye() {
+			continue
+		}
+		x, o := strings.HasPrefix(p.X, persistence.ForgottenPrefix), strings.HasPrefix(p.O, persistence.ForgottenPrefix)
+		switch {
+		case x && o:
+			t.Games[i].Result = resultDraw
+		case x:
+			t.Games[i].Result = resultO
+		case o:
+			t.Games[i].Result = resultX
+		default:
+			continue
+		}
+		t.Games[i].Forfeit, changed = true, true
+	}
+	return changed
+}
+
+// postOutbox posts what the record has that its outbox does not say was
+// posted yet: each finished round's standings, each round's announcement,
+// the final message; and marks each in the record after posting it. A
+// message is posted at least once: a process that stops between posting
+// and marking leaves it to be posted again.
+func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (*persistence.Tournament, error) {
+	mark := func(f func(t *persistence.Tournament)) error {
+		next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+			f(t)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		t = next
+		return nil
+	}
+	if t.Format != FormatElimination {
+		done := t.Round - 1 // the rounds whose games are all over
+		if t.Status == persistence.TournamentFinished {
+			done = t.Round
+		}
+		for t.StandingsOf < done {
+			round := t.StandingsOf + 1
+			st, err := tournament.Standings(enginePlayers(t), roundsUpTo(t, round))
+			if err != nil {
+				return t, err
+			}
+			if _, err := b.post(ctx, t.Channel, b.render.TournamentStandings(loc, t, round, st)); err != nil {
+				return t, err
+			}
+			if err := mark(func(t *persistence.Tournament) { t.StandingsOf = max(t.StandingsOf, round) }); err != nil {
+				return t, err
+			}
+		}
+		for t.Status == persistence.TournamentRunning && t.Announced < t.Round {
+			round := t.Announced + 1
+			if _, err := b.post(ctx, t.Channel, b.render.TournamentRound(loc, t, round)); err != nil {
+				return t, err
+			}
+			if err := mark(func(t *persistence.Tournament) { t.Announced = max(t.Announced, round) }); err != nil {
+				return t, err
+			}
 		}
 	}
-	if finished {
-		b.postFinal(ctx, loc, t)
-		return
+	if t.Status == persistence.TournamentFinished && !t.FinalPosted {
+		standings, _ := tournamentStandings(t)
+		podium, err := tournamentPodium(t, standings)
+		if err != nil {
+			return t, err
+		}
+		picture, err := tournamentPicture(t, standings)
+		if err != nil {
+			b.log.Warn("bot: tournament picture", "tournament", t.ID, "err", err)
+		}
+		if _, err := b.post(ctx, t.Channel, b.render.TournamentFinal(loc, t, podium, picture)); err != nil {
+			return t, err
+		}
+		if err := mark(func(t *persistence.Tournament) { t.FinalPosted = true }); err != nil {
+			return t, err
+		}
 	}
-	if t.Format != FormatElimination && t.Round > round {
-		b.post(ctx, t.Channel, b.render.TournamentRound(loc, t, t.Round))
-	}
+	return t, nil
 }
 
-// postFinal posts a finished tournament's final message with its picture.
-func (b *Bot) postFinal(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) {
-	standings, _ := tournamentStandings(t)
-	podium, err := tournamentPodium(t, standings)
-	if err != nil {
-		b.log.Warn("bot: tournament podium", "tournament", t.ID, "err", err)
+// roundsUpTo is the engine's record of t's rounds up to round.
+func roundsUpTo(t *persistence.Tournament, round int) []tournament.Game {
+	var out []tournament.Game
+	for i, g := range engineGames(t) {
+		if t.Games[i].Round <= round {
+			out = append(out, g)
+		}
 	}
-	picture, err := tournamentPicture(t, standings)
-	if err != nil {
-		b.log.Warn("bot: tournament picture", "tournament", t.ID, "err", err)
-	}
-	b.post(ctx, t.Channel, b.render.TournamentFinal(loc, t, podium, picture))
+	return out
 }
 
-// playTournamentGames creates the games of pairings that have none, posts
-// their boards, and plays the computer's moves where it is to move.
+// endCancelled ends the live games of a cancelled tournament (a process
+// may have stopped before it did) and then takes it out of the sweeps.
+func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) error {
+	if t.Due.IsZero() {
+		return nil
+	}
+	for _, p := range t.Games {
+		if p.Game == "" || p.Result != "" {
+			continue
+		}
+		s, err := b.store.EndByModerator(ctx, p.Game, 0)
+		switch {
+		case errors.Is(err, persistence.ErrNotLive), errors.Is(err, persistence.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			if err := b.editBoard(ctx, loc, s, nil); err != nil {
+				b.log.Warn("bot: show a cancelled tournament's game", "game", string(s.ID), "err", err)
+			}
+		}
+	}
+	_, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+		t.Due = time.Time{}
+		return nil
+	})
+	return err
+}
+
+// playTournamentGames creates the games of pairings that have none (their
+// IDs reserved in the record first, so that a process that stops between
+// the two leaves no game the record does not name), posts their boards,
+// and plays the computer's moves where it is to move.
 func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) error {
 	var errs []error
 	for i, p := range t.Games {
@@ -204,43 +321,49 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 		}
 		id := p.Game
 		if id == "" {
-			s, err := b.createTournamentGame(ctx, t, p)
-			if errors.Is(err, persistence.ErrBusy) {
-				continue // a player is in another game here: next sweep
+			reserved, err := persistence.NewGameID(t.Channel)
+			if err != nil {
+				return err
+			}
+			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+				if t.Status != persistence.TournamentRunning || i >= len(t.Games) || t.Games[i].Game != "" || t.Games[i].Result != "" {
+					return errUnchanged
+				}
+				t.Games[i].Game = reserved
+				return nil
+			})
+			if errors.Is(err, errUnchanged) {
+				continue
 			}
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-				if i >= len(t.Games) || t.Games[i].Game != "" || t.Games[i].X != p.X || t.Games[i].O != p.O {
-					return errUnchanged
-				}
-				t.Games[i].Game = s.ID
-				return nil
-			})
-			if err != nil {
-				// Another process paired it meanwhile: this game is not
-				// the tournament's; end it.
-				if _, eerr := b.store.EndByModerator(ctx, s.ID, 0); eerr != nil {
-					errs = append(errs, eerr)
-				}
-				if !errors.Is(err, errUnchanged) {
-					errs = append(errs, err)
-				}
-				continue
-			}
-			t, id = next, s.ID
+			t, id = next, reserved
 		}
-		if err := b.showTournamentGame(ctx, loc, id); err != nil {
+		s, err := b.store.Game(ctx, id)
+		if errors.Is(err, persistence.ErrNotFound) {
+			s, err = b.createTournamentGame(ctx, t, p, id)
+			if errors.Is(err, persistence.ErrConflict) {
+				s, err = b.store.Game(ctx, id) // created meanwhile
+			}
+		}
+		if errors.Is(err, persistence.ErrBusy) {
+			continue // a player is in another game here: next sweep
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := b.showTournamentGame(ctx, loc, s); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// createTournamentGame creates the game of pairing p.
-func (b *Bot) createTournamentGame(ctx context.Context, t *persistence.Tournament, p persistence.Pairing) (*persistence.Session, error) {
+// createTournamentGame creates the game of pairing p with its reserved ID.
+func (b *Bot) createTournamentGame(ctx context.Context, t *persistence.Tournament, p persistence.Pairing, id persistence.GameID) (*persistence.Session, error) {
 	var seats [2]persistence.Seat
 	for i, id := range []string{p.X, p.O} {
 		if level, ok := strings.CutPrefix(id, "ai:"); ok {
@@ -250,23 +373,27 @@ func (b *Bot) createTournamentGame(ctx context.Context, t *persistence.Tournamen
 		}
 	}
 	return b.store.CreateGame(ctx, t.Channel, persistence.Session{
-		Rules: t.Rules, Players: seats, Guild: t.Guild, TurnTime: t.TurnTime,
+		ID: id, Rules: t.Rules, Players: seats, Guild: t.Guild, TurnTime: t.TurnTime,
 		Status: persistence.StatusActive, Tournament: t.ID, Unrated: !t.Rated,
 	})
 }
 
 // showTournamentGame posts a tournament game's board if it has none yet,
 // and plays the computer's moves while it is to move.
-func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, id persistence.GameID) error {
-	s, err := b.store.Game(ctx, id)
-	if err != nil {
-		return err
-	}
+func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, s *persistence.Session) error {
 	if s.Message == "" {
 		data, err := b.render.Board(loc, s, nil)
 		if err != nil {
 			return err
 		}
+		// The board pings its players: their game has started.
+		var users []string
+		for _, st := range s.Players {
+			if st.User != "" {
+				users = append(users, st.User)
+			}
+		}
+		data.AllowedMentions = &discordgo.MessageAllowedMentions{Users: users}
 		m, err := b.post(ctx, s.Channel(), data)
 		if err != nil {
 			return err
@@ -281,6 +408,9 @@ func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, id p
 			return err
 		}
 		if s, err = b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "tournament:" + string(s.ID)}, s, seat); err != nil {
+			if errors.Is(err, persistence.ErrConflict) || errors.Is(err, persistence.ErrNotYourTurn) || errors.Is(err, persistence.ErrNotLive) {
+				return nil // played or ended meanwhile (a move's handler, a moderator)
+			}
 			return err
 		}
 		var ratings []RatingChange

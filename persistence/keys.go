@@ -277,6 +277,7 @@ func (k keys) throttle(name string) string { return k.prefix + ":throttle:" + ta
 //	ttt:tn-guild:{g:<guild>}     set: the guild's tournament IDs
 //	ttt:{tournaments}:due        zset: tournament ID, scored by its Due (ms)
 //	ttt:{tournaments}:claimed    zset: tournament ID, scored by its claim's lease end
+//	ttt:{tournaments}:poked      zset: a claimed tournament's next Due, for its Ack
 
 // tournament is a tournament's record.
 func (k keys) tournament(id string) string { return k.prefix + ":tn:" + tag(id) }
@@ -289,3 +290,7 @@ func (k keys) tournamentsDue() string { return k.prefix + ":" + tag("tournaments
 
 // tournamentsClaimed holds the due tournaments a sweeper has claimed.
 func (k keys) tournamentsClaimed() string { return k.prefix + ":" + tag("tournaments") + ":claimed" }
+
+// tournamentsPoked holds the times claimed tournaments came due again
+// during their claim, for AckTournament to index them at.
+func (k keys) tournamentsPoked() string { return k.prefix + ":" + tag("tournaments") + ":poked" }

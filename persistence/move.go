@@ -296,7 +296,9 @@ func gameEvalCmd(ctx context.Context, name, script string, keys []string, args [
 // game starts at once. Unless Options.AllowManyGames is on, it fails with
 // ErrBusy when a human player (the challenger, for a challenge) already has
 // a live game in the channel. The game is indexed for the limits on live
-// games (ChannelGames, UserGames).
+// games (ChannelGames, UserGames). A g.ID set by the caller (of channel,
+// from NewGameID) is used as it is: a second CreateGame with it fails with
+// ErrConflict, so a game reserved ahead is created once.
 func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Session, error) {
 	if err := checkGameChannel(channel); err != nil {
 		return nil, err
@@ -312,6 +314,19 @@ func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Ses
 	now := s.now()
 	next.Created, next.Updated, next.Result, next.End = now, now, game.Ongoing, NotEnded
 	s.schedule(next, now)
+	if g.ID != "" {
+		// A reserved ID (a tournament's pairing): created once; a second
+		// call finds it taken.
+		if g.ID.Channel() != channel {
+			return nil, fmt.Errorf("%w: create game: %s is not of channel %s", ErrInvalid, g.ID, channel)
+		}
+		next.ID = g.ID
+		if err := s.commit(ctx, nil, next); err != nil {
+			return nil, fmt.Errorf("persistence: create game %s: %w", g.ID, err)
+		}
+		s.indexLive(ctx, next)
+		return next, nil
+	}
 	for range 3 {
 		suf, err := newGameSuffix()
 		if err != nil {

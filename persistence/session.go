@@ -47,6 +47,16 @@ func checkGameChannel(ch string) error {
 }
 
 // newGameSuffix returns a random, unguessable game-ID suffix.
+// NewGameID returns a new random game ID in channel, for a game created
+// later with it (CreateGame).
+func NewGameID(channel string) (GameID, error) {
+	suf, err := newGameSuffix()
+	if err != nil {
+		return "", err
+	}
+	return GameID(channel + "." + suf), nil
+}
+
 func newGameSuffix() (string, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {

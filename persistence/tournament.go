@@ -95,6 +95,13 @@ type Tournament struct {
 	Message string `json:"m,omitempty"`
 	// Due is when a sweeper should look at it next; zero for never.
 	Due time.Time `json:"due,omitzero"`
+	// The outbox: the rounds whose announcement and whose standings have
+	// been posted, and whether the final message has. A sweeper posts
+	// what the record has and these do not yet say, then marks it, so a
+	// message a stopped process did not post is posted by the next.
+	Announced   int  `json:"an,omitempty"`
+	StandingsOf int  `json:"sto,omitempty"`
+	FinalPosted bool `json:"fin,omitempty"`
 	// Version increases with every change; updates compare-and-set it.
 	Version int64 `json:"-"`
 }
@@ -151,13 +158,15 @@ return 1
 
 // tournamentUpdateScript replaces the data of KEYS[1] with ARGV[2] if its
 // version is ARGV[1], and returns the new version; -1 if the version
-// differs, 0 if there is no record.
+// differs, 0 if there is no record. ARGV[3], if not 0, is the record's
+// time to live in ms (a tournament that is over).
 var tournamentUpdateScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return 0 end
 if v ~= ARGV[1] then return -1 end
 local n = redis.call('HINCRBY', KEYS[1], 'v', 1)
 redis.call('HSET', KEYS[1], 'd', ARGV[2])
+if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return n
 `)
 
@@ -190,17 +199,38 @@ func (s *Store) CreateTournament(ctx context.Context, t *Tournament) error {
 	return s.indexTournament(ctx, t)
 }
 
-// indexTournament writes t's Due to the index, never later than an entry
-// already there (ZADD LT).
-func (s *Store) indexTournament(ctx context.Context, t *Tournament) error {
-	if t.Due.IsZero() || t.Status.Over() {
-		return nil
-	}
-	err := s.rdb.ZAddLT(ctx, s.keys.tournamentsDue(), redis.Z{Score: float64(t.Due.UnixMilli()), Member: t.ID}).Err()
+// tournamentIndexScript indexes tournament ARGV[2] at ARGV[1] (ms), never
+// later than an entry already there: in the due index KEYS[1], or, while
+// a sweeper holds it (it is in KEYS[2], claimed), in KEYS[3], which
+// AckTournament reads when the claim ends. So no second sweeper claims a
+// tournament while one works on it.
+var tournamentIndexScript = redis.NewScript(`
+if redis.call('ZSCORE', KEYS[2], ARGV[2]) then
+  redis.call('ZADD', KEYS[3], 'LT', ARGV[1], ARGV[2])
+  return 0
+end
+redis.call('ZADD', KEYS[1], 'LT', ARGV[1], ARGV[2])
+return 1
+`)
+
+// indexAt indexes tournament id to come due at at.
+func (s *Store) indexAt(ctx context.Context, id string, at time.Time) error {
+	err := tournamentIndexScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed(), s.keys.tournamentsPoked()},
+		at.UnixMilli(), id).Err()
 	if err != nil {
-		return fmt.Errorf("persistence: index tournament %s: %w", t.ID, err)
+		return fmt.Errorf("persistence: index tournament %s: %w", id, err)
 	}
 	return nil
+}
+
+// indexTournament writes t's Due to the index (see indexAt). A tournament
+// without one is not indexed; one that is over keeps it only while it has
+// work left (a cancelled one's games to end).
+func (s *Store) indexTournament(ctx context.Context, t *Tournament) error {
+	if t.Due.IsZero() {
+		return nil
+	}
+	return s.indexAt(ctx, t.ID, t.Due)
 }
 
 // Tournament returns the tournament id, or ErrNotFound.
@@ -253,7 +283,11 @@ func (s *Store) UpdateTournament(ctx context.Context, id string, fn func(t *Tour
 		if err != nil {
 			return nil, fmt.Errorf("persistence: encode tournament %s: %w", id, err)
 		}
-		v, err := tournamentUpdateScript.Run(ctx, s.rdb, []string{s.keys.tournament(id)}, t.Version, b).Int64()
+		ttl := int64(0)
+		if t.Status.Over() {
+			ttl = s.opts.HistoryTTL.Milliseconds() // kept as long as its archived games
+		}
+		v, err := tournamentUpdateScript.Run(ctx, s.rdb, []string{s.keys.tournament(id)}, t.Version, b, ttl).Int64()
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("persistence: update tournament %s: %w", id, err)
@@ -263,12 +297,6 @@ func (s *Store) UpdateTournament(ctx context.Context, id string, fn func(t *Tour
 			continue // changed meanwhile: load it again
 		}
 		t.Version = v
-		if t.Status.Over() {
-			// An ended tournament is kept as long as its archived games.
-			if err := s.rdb.Expire(ctx, s.keys.tournament(id), s.opts.HistoryTTL).Err(); err != nil {
-				return nil, fmt.Errorf("persistence: expiry of tournament %s: %w", id, err)
-			}
-		}
 		return t, s.indexTournament(ctx, t)
 	}
 	return nil, fmt.Errorf("%w: tournament %s, %d tries", ErrConflict, id, maxTournamentRetries)
@@ -318,6 +346,17 @@ func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit in
 	for i := 0; i+1 < len(res); i += 2 {
 		out = append(out, res[i])
 	}
+	if len(out) > 0 {
+		// The claimer reads the tournaments after this: earlier pokes are
+		// its work now.
+		members := make([]any, len(out))
+		for i, id := range out {
+			members[i] = id
+		}
+		if err := s.rdb.ZRem(ctx, s.keys.tournamentsPoked(), members...).Err(); err != nil {
+			return nil, fmt.Errorf("persistence: claim tournaments: %w", err)
+		}
+	}
 	return out, nil
 }
 
@@ -325,27 +364,38 @@ func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit in
 // sweeper looks at it at once (a game of it has ended). It changes only
 // the index, never the record.
 func (s *Store) PokeTournament(ctx context.Context, id string) error {
-	err := s.rdb.ZAddLT(ctx, s.keys.tournamentsDue(), redis.Z{Score: float64(s.now().UnixMilli()), Member: id}).Err()
-	if err != nil {
-		return fmt.Errorf("persistence: poke tournament %s: %w", id, err)
-	}
-	return nil
+	return s.indexAt(ctx, id, s.now())
 }
 
-// AckTournament ends a claim: the tournament is indexed again at its
-// record's Due (if it has one and is not over), and its claim released.
+// tournamentAckScript ends the claim of tournament ARGV[1]: it leaves
+// KEYS[2] (claimed), and is indexed in KEYS[1] at the earlier of ARGV[2]
+// (its record's Due in ms, or "" for none) and a time it was poked to
+// during the claim (KEYS[3]).
+var tournamentAckScript = redis.NewScript(`
+local at = ARGV[2]
+local poked = redis.call('ZSCORE', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if poked and (at == '' or tonumber(poked) < tonumber(at)) then at = poked end
+if at ~= '' then redis.call('ZADD', KEYS[1], 'LT', at, ARGV[1]) end
+return 1
+`)
+
+// AckTournament ends a claim: the claim is released and the tournament
+// indexed again at its record's Due, or earlier if a game of it ended
+// meanwhile (PokeTournament).
 func (s *Store) AckTournament(ctx context.Context, id string) error {
+	at := ""
 	t, err := s.Tournament(ctx, id)
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
 		return err
-	default:
-		if err := s.indexTournament(ctx, t); err != nil {
-			return err
-		}
+	case !t.Due.IsZero():
+		at = strconv.FormatInt(t.Due.UnixMilli(), 10)
 	}
-	if err := s.rdb.ZRem(ctx, s.keys.tournamentsClaimed(), id).Err(); err != nil {
+	err = tournamentAckScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed(), s.keys.tournamentsPoked()}, id, at).Err()
+	if err != nil {
 		return fmt.Errorf("persistence: release tournament %s: %w", id, err)
 	}
 	return nil
@@ -358,12 +408,22 @@ const ForgottenPrefix = "forgotten:"
 
 // forgetTournamentPlayer rewrites every tournament that names user (as a
 // player, in a pairing or as its creator) to name a forgotten player
-// instead. Tournaments have no index by player, so their keys are scanned.
+// instead, withdrawn from later pairings. Tournaments have no index by
+// player, so the keys are scanned (every node of a Cluster).
 func (s *Store) forgetTournamentPlayer(ctx context.Context, user string, rep *ForgetReport) error {
-	iter := s.rdb.Scan(ctx, 0, s.keys.prefix+":tn:{*}", forgetScanCount).Iterator()
-	for iter.Next(ctx) {
-		key := iter.Val()
-		id := strings.TrimSuffix(strings.TrimPrefix(key, s.keys.prefix+":tn:{"), "}")
+	var ids []string
+	start := s.keys.prefix + ":tn:{"
+	if err := s.scanKeys(ctx, func(keys []string) error {
+		for _, k := range keys {
+			if rest, ok := strings.CutPrefix(k, start); ok && strings.HasSuffix(rest, "}") {
+				ids = append(ids, strings.TrimSuffix(rest, "}"))
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("persistence: forgetting %s in tournaments: %w", user, err)
+	}
+	for _, id := range ids {
 		stand, err := randomHex(8)
 		if err != nil {
 			return err
@@ -373,7 +433,7 @@ func (s *Store) forgetTournamentPlayer(ctx context.Context, user string, rep *Fo
 			changed = false
 			for i := range t.Players {
 				if t.Players[i].ID == user {
-					t.Players[i].ID, t.Players[i].Name, changed = ForgottenPrefix+stand, "", true
+					t.Players[i].ID, t.Players[i].Name, t.Players[i].Withdrawn, changed = ForgottenPrefix+stand, "", true, true
 				}
 			}
 			for i := range t.Games {
@@ -400,9 +460,6 @@ func (s *Store) forgetTournamentPlayer(ctx context.Context, user string, rep *Fo
 			rep.Tournaments++
 		}
 	}
-	if err := iter.Err(); err != nil {
-		return fmt.Errorf("persistence: forgetting %s in tournaments: %w", user, err)
-	}
 	return nil
 }
 
@@ -423,6 +480,7 @@ func (s *Store) forgetGuildTournaments(ctx context.Context, guild string, rep *F
 		rep.Tournaments += int(n)
 		s.rdb.ZRem(ctx, s.keys.tournamentsDue(), id)
 		s.rdb.ZRem(ctx, s.keys.tournamentsClaimed(), id)
+		s.rdb.ZRem(ctx, s.keys.tournamentsPoked(), id)
 	}
 	if err := s.rdb.Del(ctx, s.keys.guildTournaments(guild)).Err(); err != nil {
 		return fmt.Errorf("persistence: forgetting the tournaments of %s: %w", guild, err)

@@ -114,7 +114,7 @@ func TestTournamentDue(t *testing.T) {
 		t.Fatal(err)
 	}
 	over := newTournament("t2", now)
-	over.Due, over.Status = now, persistence.TournamentCancelled
+	over.Status = persistence.TournamentCancelled // no Due: never due
 	if err := s.CreateTournament(ctx, over); err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +135,20 @@ func TestTournamentDue(t *testing.T) {
 	}
 	if ids := claim(at.Add(time.Second)); len(ids) != 0 {
 		t.Fatalf("a second sweeper claimed %v during the lease", ids)
+	}
+	// A game ends meanwhile (a poke), and the record is updated: neither
+	// hands the tournament to a second sweeper during the claim.
+	if err := s.PokeTournament(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
+		tn.Due = at.Add(-time.Second)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := claim(at.Add(2 * time.Second)); len(ids) != 0 {
+		t.Fatalf("claimed %v again during the claim, after a poke", ids)
 	}
 	if ids := claim(at.Add(2 * time.Minute)); !slices.Equal(ids, []string{"t1"}) {
 		t.Fatalf("after the lease ran out: %v, want t1 again", ids)
@@ -260,5 +274,28 @@ func TestForgetTournaments(t *testing.T) {
 	}
 	if rep, err := s.ForgetGuild(ctx, "G"); err != nil || rep.Tournaments != 0 {
 		t.Fatalf("second ForgetGuild: %+v %v", rep, err)
+	}
+}
+
+// TestCreateGameReservedID: a game created with a reserved ID is created
+// once; a second create with it is refused with ErrConflict.
+func TestCreateGameReservedID(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{AllowManyGames: true})
+	ctx := sessCtx(t)
+	id, err := persistence.NewGameID("C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := sessHumanGame("1", "2")
+	g.ID = id
+	created, err := e.store.CreateGame(ctx, "C", g)
+	if err != nil || created.ID != id {
+		t.Fatalf("CreateGame with a reserved ID: %v %v", created, err)
+	}
+	if _, err := e.store.CreateGame(ctx, "C", g); !errors.Is(err, persistence.ErrConflict) {
+		t.Fatalf("second CreateGame with it: %v, want ErrConflict", err)
+	}
+	if _, err := e.store.CreateGame(ctx, "D", g); !errors.Is(err, persistence.ErrInvalid) {
+		t.Fatalf("CreateGame in another channel: %v, want ErrInvalid", err)
 	}
 }

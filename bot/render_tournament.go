@@ -259,11 +259,7 @@ func tournamentPicture(t *persistence.Tournament, st []tournament.Standing) ([]b
 		}
 		return chart.TablePNG(tb)
 	}
-	b, err := tournament.NewBracket(enginePlayers(t))
-	if err != nil {
-		return nil, err
-	}
-	pr, err := b.Play(engineGames(t), nil)
+	b, pr, err := playBracket(t)
 	if err != nil {
 		return nil, err
 	}
@@ -314,6 +310,17 @@ func tournamentPicture(t *persistence.Tournament, st []tournament.Standing) ([]b
 	return chart.BracketPNG(br)
 }
 
+// playBracket replays an elimination's record on its bracket (no coin is
+// flipped: the record holds the flips made).
+func playBracket(t *persistence.Tournament) (tournament.Bracket, tournament.Progress, error) {
+	b, err := tournament.NewBracket(enginePlayers(t))
+	if err != nil {
+		return b, tournament.Progress{}, err
+	}
+	pr, err := b.Play(engineGames(t), nil)
+	return b, pr, err
+}
+
 // winnerLabel is the label of a decided match's winner, "" before.
 func winnerLabel(m chart.Match) string {
 	switch m.Winner {
@@ -353,11 +360,7 @@ func tournamentPodium(t *persistence.Tournament, st []tournament.Standing) ([]st
 		}
 		return out, nil
 	}
-	b, err := tournament.NewBracket(enginePlayers(t))
-	if err != nil {
-		return nil, err
-	}
-	pr, err := b.Play(engineGames(t), nil)
+	_, pr, err := playBracket(t)
 	if err != nil {
 		return nil, err
 	}

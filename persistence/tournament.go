@@ -133,9 +133,8 @@ type Pairing struct {
 	Result string `json:"res,omitempty"`
 	// Forfeit says the loser lost by not playing (a no-show or time).
 	Forfeit bool `json:"ff,omitempty"`
-	// Rematch counts the replays of a drawn elimination match (colours
-	// swapped each time); CoinFlip says a coin decided it in the end.
-	Rematch  int  `json:"rm,omitempty"`
+	// CoinFlip marks the coin flip that decided an elimination match
+	// drawn twice (its replay, X and O swapped, is a pairing of its own).
 	CoinFlip bool `json:"coin,omitempty"`
 }
 

@@ -134,10 +134,11 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 	log := b.log.With("interaction", run.i.ID, "rules", run.req.Rules.String(), "by", run.req.By)
 	var (
-		mu      sync.Mutex
-		last    retrain.Progress
-		fresh   bool
-		started bool
+		mu        sync.Mutex
+		last      retrain.Progress
+		fresh     bool
+		started   bool
+		signalled bool // first has been sent
 	)
 	type result struct {
 		rep retrain.Report
@@ -153,11 +154,9 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 			mu.Lock()
 			defer mu.Unlock()
 			last, fresh = p, true
-			if p.Stage != "lock" {
-				select {
-				case first <- struct{}{}:
-				default:
-				}
+			if p.Stage != "lock" && !signalled {
+				signalled = true
+				first <- struct{}{} // buffered: never blocks, sent once
 			}
 			if !started && p.Stage != "lock" {
 				started = true

@@ -168,14 +168,21 @@ func rewindable(files []*discordgo.File) (rewind func(), err error) {
 		if f == nil || f.Reader == nil {
 			continue
 		}
+		if _, ok := f.Reader.(io.ReadSeeker); ok {
+			continue // rewound by seeking (the bot's files are bytes.Readers)
+		}
 		if data[i], err = io.ReadAll(f.Reader); err != nil {
 			return nil, fmt.Errorf("bot: read attachment %s: %w", f.Name, err)
 		}
+		f.Reader = bytes.NewReader(data[i])
 	}
 	return func() {
-		for i, f := range files {
-			if f != nil && f.Reader != nil {
-				f.Reader = bytes.NewReader(data[i])
+		for _, f := range files {
+			if f == nil {
+				continue
+			}
+			if rs, ok := f.Reader.(io.ReadSeeker); ok {
+				_, _ = rs.Seek(0, io.SeekStart)
 			}
 		}
 	}, nil

@@ -39,12 +39,14 @@ type lifecycle struct {
 	retrains chan *retrainRun
 	// progressEvery spaces the progress edits of a retrain's message.
 	progressEvery time.Duration
+	// tournamentSlots bounds the tournaments this process runs at once.
+	tournamentSlots chan struct{}
 }
 
 // newLifecycle applies the defaults of o.
 func newLifecycle(o Options) lifecycle {
 	l := lifecycle{turnTime: o.TurnTime, duelStep: o.DuelStep, adminRoles: append([]string(nil), o.AdminRoles...),
-		duels: make(chan duelJob), retrains: make(chan *retrainRun)}
+		duels: make(chan duelJob), retrains: make(chan *retrainRun), tournamentSlots: make(chan struct{}, tournamentSweepBatch)}
 	if l.turnTime <= 0 {
 		l.turnTime = DefaultTurnTime
 	}

@@ -283,7 +283,7 @@ func (b *Bot) cancelTournament(ctx context.Context, c *call, t *persistence.Tour
 			if err := b.editBoard(ctx, c.pub, s, nil); err != nil {
 				c.warnings = append(c.warnings, err)
 			}
-		} else if !errors.Is(err, persistence.ErrNotLive) {
+		} else if !errors.Is(err, persistence.ErrNotLive) && !errors.Is(err, persistence.ErrNotFound) {
 			c.warnings = append(c.warnings, err)
 		}
 	}

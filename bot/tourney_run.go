@@ -46,26 +46,39 @@ const (
 )
 
 // sweepTournaments runs the due tournaments, each in a goroutine of spawn
-// (they play computer moves and post boards, which take time).
+// (they play computer moves and post boards, which take time), at most
+// tournamentSweepBatch at once in this process: it claims only as many as
+// it has room for.
 func (b *Bot) sweepTournaments(ctx context.Context, spawn func(func())) {
-	ids, err := b.store.ClaimDueTournaments(ctx, b.now(), tournamentSweepBatch)
+	free := cap(b.lc.tournamentSlots) - len(b.lc.tournamentSlots)
+	if free <= 0 {
+		return
+	}
+	claims, err := b.store.ClaimDueTournaments(ctx, b.now(), free)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Error("bot: claim tournaments", "err", err)
 		}
 		return
 	}
-	for _, id := range ids {
+	for _, c := range claims {
+		b.lc.tournamentSlots <- struct{}{}
 		spawn(func() {
+			defer func() { <-b.lc.tournamentSlots }()
 			wctx, cancel := context.WithTimeout(ctx, tournamentWork)
 			defer cancel()
-			if err := b.runTournament(wctx, id); err != nil && ctx.Err() == nil {
-				b.log.Error("bot: run tournament", "tournament", id, "err", err)
+			var notBefore time.Time
+			if err := b.runTournament(wctx, c.ID); err != nil {
+				// Tried again at the next regular look, not every sweep.
+				notBefore = b.now().Add(tournamentDue)
+				if ctx.Err() == nil {
+					b.log.Error("bot: run tournament", "tournament", c.ID, "err", err)
+				}
 			}
 			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
 			defer cancel()
-			if err := b.store.AckTournament(actx, id); err != nil {
-				b.log.Error("bot: release tournament", "tournament", id, "err", err)
+			if err := b.store.AckTournament(actx, c, notBefore); err != nil {
+				b.log.Error("bot: release tournament", "tournament", c.ID, "err", err)
 			}
 		})
 	}
@@ -130,10 +143,14 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 			continue
 		}
 		s, err := b.store.Game(ctx, p.Game)
-		if errors.Is(err, persistence.ErrNotFound) {
+		switch {
+		case errors.Is(err, persistence.ErrNotFound) && !p.Created:
 			continue // reserved, not created yet (playTournamentGames does)
-		}
-		if err != nil {
+		case errors.Is(err, persistence.ErrNotFound):
+			// Created and gone (deleted with a player's or the server's
+			// data, or expired): ended without a result.
+			s = &persistence.Session{ID: p.Game, Status: persistence.StatusExpired}
+		case err != nil:
 			return err
 		}
 		if s.Status == persistence.StatusExpired || s.Status == persistence.StatusFinished && s.Result == game.Ongoing {
@@ -147,19 +164,32 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	}
 	if t.Status == persistence.TournamentRunning {
 		next, err := b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
-			changed := forfeitForgotten(t)
+			changed := false
 			for _, s := range done {
 				changed = recordTournamentGame(t, s) || changed
 			}
-			step, err := advanceTournament(t, b.tournamentRand())
-			if err != nil {
-				return err
+			// A forfeit can end a round, and a new round can pair a
+			// forgotten player: until neither happens (a few rounds at most).
+			for range 2*t.Rounds + 2 {
+				forfeited := forfeitForgotten(t)
+				step, err := advanceTournament(t, b.tournamentRand())
+				if err != nil {
+					return err
+				}
+				if !forfeited && step == stepNone {
+					break
+				}
+				changed = true
 			}
 			now := b.now()
-			if t.Status == persistence.TournamentRunning && !t.Due.After(now) {
+			switch {
+			case t.Status == persistence.TournamentRunning && !t.Due.After(now):
+				t.Due, changed = now.Add(tournamentDue), true
+			case t.Status == persistence.TournamentFinished && !t.FinalPosted && t.Due.IsZero():
+				// Looked at again until its final message is posted.
 				t.Due, changed = now.Add(tournamentDue), true
 			}
-			if !changed && step == stepNone {
+			if !changed {
 				return errUnchanged
 			}
 			return nil
@@ -172,13 +202,12 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 			t = next
 		}
 	}
-	if t, err = b.postOutbox(ctx, loc, t); err != nil {
-		return err
-	}
+	t, outErr := b.postOutbox(ctx, loc, t)
 	if t.Status != persistence.TournamentRunning {
-		return nil
+		return outErr
 	}
-	return b.playTournamentGames(ctx, loc, t)
+	// A post that fails (a permission, a rate limit) holds up no game.
+	return errors.Join(outErr, b.playTournamentGames(ctx, loc, t))
 }
 
 // forfeitForgotten scores the open pairings of players who asked to be
@@ -263,7 +292,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		if _, err := b.post(ctx, t.Channel, b.render.TournamentFinal(loc, t, podium, picture)); err != nil {
 			return t, err
 		}
-		if err := mark(func(t *persistence.Tournament) { t.FinalPosted = true }); err != nil {
+		if err := mark(func(t *persistence.Tournament) { t.FinalPosted, t.Due = true, time.Time{} }); err != nil {
 			return t, err
 		}
 	}
@@ -326,8 +355,13 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 				return err
 			}
 			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-				if t.Status != persistence.TournamentRunning || i >= len(t.Games) || t.Games[i].Game != "" || t.Games[i].Result != "" {
+				if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
 					return errUnchanged
+				}
+				q := t.Games[i]
+				if q.Game != "" || q.Result != "" || q.X != p.X || q.O != p.O ||
+					strings.HasPrefix(q.X, persistence.ForgottenPrefix) || strings.HasPrefix(q.O, persistence.ForgottenPrefix) {
+					return errUnchanged // taken, played, or a player forgotten meanwhile
 				}
 				t.Games[i].Game = reserved
 				return nil
@@ -343,7 +377,10 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 		}
 		s, err := b.store.Game(ctx, id)
 		if errors.Is(err, persistence.ErrNotFound) {
-			s, err = b.createTournamentGame(ctx, t, p, id)
+			if t.Games[i].Created {
+				continue // created and gone: the next results step scores it
+			}
+			s, err = b.createTournamentGame(ctx, t, t.Games[i], id)
 			if errors.Is(err, persistence.ErrConflict) {
 				s, err = b.store.Game(ctx, id) // created meanwhile
 			}
@@ -354,6 +391,22 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if !t.Games[i].Created {
+			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+				if i >= len(t.Games) || t.Games[i].Game != id || t.Games[i].Created {
+					return errUnchanged
+				}
+				t.Games[i].Created = true
+				return nil
+			})
+			switch {
+			case err == nil:
+				t = next
+			case !errors.Is(err, errUnchanged):
+				errs = append(errs, err)
+				continue
+			}
 		}
 		if err := b.showTournamentGame(ctx, loc, s); err != nil {
 			errs = append(errs, err)

@@ -317,8 +317,8 @@ func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Ses
 	if g.ID != "" {
 		// A reserved ID (a tournament's pairing): created once; a second
 		// call finds it taken.
-		if g.ID.Channel() != channel {
-			return nil, fmt.Errorf("%w: create game: %s is not of channel %s", ErrInvalid, g.ID, channel)
+		if ch, _, err := g.ID.split(); err != nil || ch != channel {
+			return nil, fmt.Errorf("%w: create game: %q is not a game ID of channel %s", ErrInvalid, g.ID, channel)
 		}
 		next.ID = g.ID
 		if err := s.commit(ctx, nil, next); err != nil {

@@ -46,10 +46,12 @@ func checkGameChannel(ch string) error {
 	return nil
 }
 
-// newGameSuffix returns a random, unguessable game-ID suffix.
 // NewGameID returns a new random game ID in channel, for a game created
 // later with it (CreateGame).
 func NewGameID(channel string) (GameID, error) {
+	if err := checkGameChannel(channel); err != nil {
+		return "", err
+	}
 	suf, err := newGameSuffix()
 	if err != nil {
 		return "", err
@@ -57,6 +59,7 @@ func NewGameID(channel string) (GameID, error) {
 	return GameID(channel + "." + suf), nil
 }
 
+// newGameSuffix returns a random, unguessable game-ID suffix.
 func newGameSuffix() (string, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -127,8 +127,11 @@ type Pairing struct {
 	// X and O are the entrants' IDs; O is empty for a bye.
 	X string `json:"x"`
 	O string `json:"o,omitempty"`
-	// Game is the game session, once created; empty for a bye.
-	Game GameID `json:"gm,omitempty"`
+	// Game is the game session's ID, reserved before the game is created
+	// with it; empty for a bye. Created says the game was created: a
+	// created game that is gone (deleted, expired) is not created again.
+	Game    GameID `json:"gm,omitempty"`
+	Created bool   `json:"cr,omitempty"`
 	// Result is "", "x", "o" or "draw"; a bye's is "x".
 	Result string `json:"res,omitempty"`
 	// Forfeit says the loser lost by not playing (a no-show or time).
@@ -329,28 +332,39 @@ func (s *Store) GuildTournaments(ctx context.Context, guild string) ([]*Tourname
 	return out, nil
 }
 
+// TournamentClaim is a due tournament a sweeper holds until Lease (see
+// ClaimDueTournaments).
+type TournamentClaim struct {
+	// ID is the tournament.
+	ID string
+	// Lease is when the claim ends; it also tells this claim from a later
+	// one of the same tournament.
+	Lease time.Time
+}
+
 // ClaimDueTournaments claims up to limit tournaments whose Due is at or
 // before now, for a lease of one minute: no other sweeper gets them until
 // it ends. Pass each to AckTournament when done with it.
-func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit int) ([]string, error) {
+func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit int) ([]TournamentClaim, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
+	lease := now.Add(claimLease)
 	res, err := gameClaimScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed()},
-		now.UnixMilli(), now.Add(claimLease).UnixMilli(), limit).StringSlice()
+		now.UnixMilli(), lease.UnixMilli(), limit).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("persistence: claim tournaments: %w", err)
 	}
-	out := make([]string, 0, len(res)/2)
+	out := make([]TournamentClaim, 0, len(res)/2)
 	for i := 0; i+1 < len(res); i += 2 {
-		out = append(out, res[i])
+		out = append(out, TournamentClaim{ID: res[i], Lease: time.UnixMilli(lease.UnixMilli())})
 	}
 	if len(out) > 0 {
 		// The claimer reads the tournaments after this: earlier pokes are
 		// its work now.
 		members := make([]any, len(out))
-		for i, id := range out {
-			members[i] = id
+		for i, c := range out {
+			members[i] = c.ID
 		}
 		if err := s.rdb.ZRem(ctx, s.keys.tournamentsPoked(), members...).Err(); err != nil {
 			return nil, fmt.Errorf("persistence: claim tournaments: %w", err)
@@ -366,11 +380,14 @@ func (s *Store) PokeTournament(ctx context.Context, id string) error {
 	return s.indexAt(ctx, id, s.now())
 }
 
-// tournamentAckScript ends the claim of tournament ARGV[1]: it leaves
-// KEYS[2] (claimed), and is indexed in KEYS[1] at the earlier of ARGV[2]
-// (its record's Due in ms, or "" for none) and a time it was poked to
-// during the claim (KEYS[3]).
+// tournamentAckScript ends the claim of tournament ARGV[1] whose lease
+// ends at ARGV[3] (ms): if it still holds (KEYS[2] has that score; a
+// later claim by another sweeper is left alone), it leaves KEYS[2] and is
+// indexed in KEYS[1] at the earlier of ARGV[2] (its record's Due in ms, or
+// "" for none) and a time it was poked to during the claim (KEYS[3]).
 var tournamentAckScript = redis.NewScript(`
+local held = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not held or tonumber(held) ~= tonumber(ARGV[3]) then return 0 end
 local at = ARGV[2]
 local poked = redis.call('ZSCORE', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -380,22 +397,29 @@ if at ~= '' then redis.call('ZADD', KEYS[1], 'LT', at, ARGV[1]) end
 return 1
 `)
 
-// AckTournament ends a claim: the claim is released and the tournament
-// indexed again at its record's Due, or earlier if a game of it ended
-// meanwhile (PokeTournament).
-func (s *Store) AckTournament(ctx context.Context, id string) error {
+// AckTournament ends claim c, if it still holds (a claim that outlived
+// its lease may have been taken by another sweeper, whose claim stays):
+// the tournament is indexed again at its record's Due, not before
+// notBefore (a step that failed is retried later, not at every sweep), or
+// earlier if a game of it ended meanwhile (PokeTournament).
+func (s *Store) AckTournament(ctx context.Context, c TournamentClaim, notBefore time.Time) error {
 	at := ""
-	t, err := s.Tournament(ctx, id)
+	t, err := s.Tournament(ctx, c.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
 		return err
 	case !t.Due.IsZero():
-		at = strconv.FormatInt(t.Due.UnixMilli(), 10)
+		due := t.Due
+		if due.Before(notBefore) {
+			due = notBefore
+		}
+		at = strconv.FormatInt(due.UnixMilli(), 10)
 	}
-	err = tournamentAckScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed(), s.keys.tournamentsPoked()}, id, at).Err()
+	err = tournamentAckScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed(), s.keys.tournamentsPoked()},
+		c.ID, at, c.Lease.UnixMilli()).Err()
 	if err != nil {
-		return fmt.Errorf("persistence: release tournament %s: %w", id, err)
+		return fmt.Errorf("persistence: release tournament %s: %w", c.ID, err)
 	}
 	return nil
 }

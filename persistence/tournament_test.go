@@ -118,11 +118,19 @@ func TestTournamentDue(t *testing.T) {
 	if err := s.CreateTournament(ctx, over); err != nil {
 		t.Fatal(err)
 	}
+	var last []persistence.TournamentClaim
 	claim := func(at time.Time) []string {
 		t.Helper()
-		ids, err := s.ClaimDueTournaments(ctx, at, 10)
+		claims, err := s.ClaimDueTournaments(ctx, at, 10)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range claims {
+			ids = append(ids, c.ID)
+		}
+		if len(claims) > 0 {
+			last = claims
 		}
 		return ids
 	}
@@ -150,8 +158,16 @@ func TestTournamentDue(t *testing.T) {
 	if ids := claim(at.Add(2 * time.Second)); len(ids) != 0 {
 		t.Fatalf("claimed %v again during the claim, after a poke", ids)
 	}
+	stale := last[0]
 	if ids := claim(at.Add(2 * time.Minute)); !slices.Equal(ids, []string{"t1"}) {
 		t.Fatalf("after the lease ran out: %v, want t1 again", ids)
+	}
+	// The first sweeper, late, acknowledges its claim: the second's stays.
+	if err := s.AckTournament(ctx, stale, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := claim(at.Add(2*time.Minute + 30*time.Second)); len(ids) != 0 {
+		t.Fatalf("a late Ack of an old claim released the new one: %v claimed", ids)
 	}
 	// The sweeper moves its Due on and acknowledges.
 	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
@@ -160,7 +176,7 @@ func TestTournamentDue(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AckTournament(ctx, "t1"); err != nil {
+	if err := s.AckTournament(ctx, last[0], time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if ids := claim(at.Add(30 * time.Minute)); len(ids) != 0 {
@@ -176,7 +192,7 @@ func TestTournamentDue(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AckTournament(ctx, "t1"); err != nil {
+	if err := s.AckTournament(ctx, last[0], time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if ids := claim(at.Add(24 * time.Hour)); len(ids) != 0 {

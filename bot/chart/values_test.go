@@ -8,8 +8,6 @@ import (
 	"image/png"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -103,23 +101,7 @@ func TestValuesGolden(t *testing.T) {
 			if err != nil || !bytes.Equal(got, again) {
 				t.Fatalf("two charts of one game differ (%v)", err)
 			}
-			path := filepath.Join("testdata", tt.name+".png")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			g, w := decode(t, got), decode(t, want)
-			if g.Bounds() != w.Bounds() || !bytes.Equal(g.Pix, w.Pix) {
-				t.Fatalf("the chart differs from %s; if the change is intended, run with -update and look at the file", path)
-			}
+			golden(t, tt.name, got)
 		})
 	}
 }

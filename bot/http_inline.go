@@ -112,7 +112,8 @@ func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *disco
 }
 
 // afterDeferral turns a first response given after the endpoint deferred
-// into what Discord accepts then: an edit of the deferred message.
+// into what Discord accepts then: an edit of the deferred message, with
+// its text, embeds, buttons and attachments (a chart, a bracket).
 func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options []discordgo.RequestOption) error {
 	switch resp.Type {
 	case discordgo.InteractionResponseDeferredChannelMessageWithSource, discordgo.InteractionResponseDeferredMessageUpdate:
@@ -126,7 +127,7 @@ func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.
 		data = &discordgo.InteractionResponseData{}
 	}
 	edit := &discordgo.WebhookEdit{Content: &data.Content, Components: &data.Components,
-		AllowedMentions: data.AllowedMentions}
+		AllowedMentions: data.AllowedMentions, Files: data.Files, Attachments: data.Attachments}
 	if data.Embeds != nil {
 		edit.Embeds = &data.Embeds
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,7 +71,16 @@ func (e *e2e) tournamentOf(name string, what string, ok func(*persistence.Tourna
 			}
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("tournament %s: never %s; now %+v", name, what, ts)
+			for _, t := range ts { // what held it up
+				e.t.Logf("tournament %s: status %d round %d, due %v, outbox %d/%d/%v", t.Name, t.Status, t.Round, t.Due, t.Announced, t.StandingsOf, t.FinalPosted)
+				for _, p := range t.Games {
+					if p.Game != "" && p.Result == "" {
+						g, err := e.store.Game(e.ctx, p.Game)
+						e.t.Logf("  open pairing %+v: game %v %v", p, g, err)
+					}
+				}
+			}
+			e.t.Fatalf("tournament %s: never %s", name, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -385,5 +396,140 @@ func (e *e2e) exactlyOnce(tn *persistence.Tournament) {
 	}
 	if finals != 1 {
 		e.t.Errorf("%d final messages, want 1", finals)
+	}
+}
+
+// failingPost is a Discord whose posts fail while a message's text
+// contains what it is set to refuse (a missing permission, a rate limit).
+type failingPost struct {
+	bot.Discord
+	refuse *atomic.Pointer[string]
+}
+
+func (d failingPost) ChannelMessageSendComplex(channel string, m *discordgo.MessageSend, o ...discordgo.RequestOption) (*discordgo.Message, error) {
+	if s := d.refuse.Load(); s != nil && strings.Contains(m.Content, *s) {
+		return nil, fmt.Errorf("test: post refused: %q", m.Content)
+	}
+	return d.Discord.ChannelMessageSendComplex(channel, m, o...)
+}
+
+// TestE2ETournamentStartTime: sign-up closes by itself at the start
+// time. With enough players the tournament starts and its first round is
+// posted; with too few it is cancelled, its sign-up says so and the
+// channel is told once, even when the first try to tell it fails.
+func TestE2ETournamentStartTime(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	refuse := &atomic.Pointer[string]{}
+	e := newE2EWrapped(t, bot.Options{Now: clk.Now, RateBurst: -1, ChallengeCooldown: -1}, persistence.Options{Now: clk.Now},
+		func(d bot.Discord) bot.Discord { return failingPost{d, refuse} })
+	e.sweeper(5 * time.Millisecond)
+	const mod = alice
+	users := []string{"2001", "2002", "2003"}
+	create := func(name string) fakediscord.Message {
+		t.Helper()
+		e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: name},
+			fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "start", Value: "30m"})
+		m := e.signup(name)
+		if want := e.cat.Text(bot.DefaultLocale, "tournament.signup_open", "start", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":R>"); !strings.Contains(m.Content, want) {
+			t.Fatalf("sign-up %q; want %q", m.Content, want)
+		}
+		return m
+	}
+	cup, lone := create("Early"), create("Lonely")
+	_, join := e.button(&cup, bot.ActionTournament)
+	for _, u := range users {
+		e.click(u, cup.ID, join.CustomID)
+	}
+	_, join = e.button(&lone, bot.ActionTournament)
+	e.click(users[0], lone.ID, join.CustomID)
+	notice := e.cat.Text(bot.DefaultLocale, "tournament.too_few_cancelled", "name", "Lonely")
+	refuse.Store(&notice)
+
+	clk.Advance(29 * time.Minute)
+	time.Sleep(50 * time.Millisecond) // sweeps that must start nothing
+	for _, name := range []string{"Early", "Lonely"} {
+		e.tournamentOf(name, "in sign-up before its start time", func(t *persistence.Tournament) bool {
+			return t.Status == persistence.TournamentSignup
+		})
+	}
+
+	clk.Advance(time.Minute)
+	e.tournamentOf("Early", "started with its game posted", func(t *persistence.Tournament) bool {
+		return t.Status == persistence.TournamentRunning && len(t.Games) == 2 && t.Announced == 1 &&
+			slices.ContainsFunc(t.Games, func(p persistence.Pairing) bool { return p.Created })
+	})
+	if m, _ := e.srv.Message(cup.ID); len(m.Buttons()) != 0 || !strings.Contains(m.Content, e.cat.Text(bot.DefaultLocale, "tournament.started")) {
+		t.Fatalf("the started sign-up: %q with %d buttons", m.Content, len(m.Buttons()))
+	}
+	tn := e.tournamentOf("Lonely", "cancelled, its notice not yet posted", func(t *persistence.Tournament) bool {
+		return t.Status == persistence.TournamentCancelled && t.TooFew
+	})
+	if m, _ := e.srv.Message(lone.ID); len(m.Buttons()) != 0 || !strings.Contains(m.Content, e.cat.Text(bot.DefaultLocale, "tournament.state.cancelled")) {
+		t.Fatalf("the cancelled sign-up: %q with %d buttons", m.Content, len(m.Buttons()))
+	}
+	if tn.FinalPosted || tn.Due.IsZero() {
+		t.Fatalf("a notice that failed to post: posted %v, due %v; want still due", tn.FinalPosted, tn.Due)
+	}
+
+	// The channel can be posted in again: the next look posts the notice.
+	refuse.Store(nil)
+	clk.Advance(time.Minute)
+	e.tournamentOf("Lonely", "with its notice posted", func(t *persistence.Tournament) bool { return t.FinalPosted && t.Due.IsZero() })
+	clk.Advance(time.Minute)
+	time.Sleep(50 * time.Millisecond) // sweeps that must post nothing more
+	n := 0
+	for _, m := range e.srv.Messages(e2eChannel) {
+		if m.Content == notice {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the too-few notice was posted %d times; want once", n)
+	}
+}
+
+// TestE2ETournamentBusyPlayer: a tournament game waits while one of its
+// players finishes another game in the channel (one live game per player
+// and channel), and starts within seconds of that game's end rather than
+// at the tournament's next regular look.
+func TestE2ETournamentBusyPlayer(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	e := newE2EStore(t, bot.Options{Now: clk.Now, RateBurst: -1, ChallengeCooldown: -1}, persistence.Options{Now: clk.Now})
+	e.sweeper(5 * time.Millisecond)
+	const mod, busy, other, friend = alice, "3001", "3002", "3003"
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Busy"},
+		fakediscord.Option{Name: "format", Value: "round-robin"})
+	m := e.signup("Busy")
+	_, join := e.button(&m, bot.ActionTournament)
+	e.click(busy, m.ID, join.CustomID)
+	e.click(other, m.ID, join.CustomID)
+
+	// busy is playing a friendly game in the channel.
+	r, _ := e.command(busy, bot.SubChallenge, opponentOpt(friend))
+	_, accept := e.button(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, bot.ActionAccept)
+	board, _ := e.click(friend, r.Message.ID, accept.CustomID)
+	e.tracked(board.Message)
+
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
+	tn := e.tournamentOf("Busy", "started with its game reserved", func(t *persistence.Tournament) bool {
+		return t.Round == 1 && len(t.Games) == 1 && t.Games[0].Game != ""
+	})
+	clk.Advance(time.Second)
+	time.Sleep(50 * time.Millisecond) // sweeps that must not start the game
+	if tn = e.tournamentOf("Busy", "running", func(*persistence.Tournament) bool { return true }); tn.Games[0].Created {
+		t.Fatalf("the tournament game started while %s was playing another game here", busy)
+	}
+
+	_, resign := e.button(board.Message, bot.ActionResign)
+	if r, _ := e.click(busy, board.Message.ID, resign.CustomID); r.Message.Ephemeral {
+		t.Fatalf("resigning the friendly game: %q", r.Message.Content)
+	}
+	clk.Advance(10 * time.Second) // well before the regular look, a minute on
+	s := e.waitGame(tn.Games[0].Game, "posted", func(s *persistence.Session) bool { return s.Message != "" })
+	if s.Tournament != tn.ID || s.Seat(game.X).User == "" || s.Seat(game.O).User == "" {
+		t.Fatalf("tournament game %+v", s)
 	}
 }

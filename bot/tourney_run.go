@@ -68,15 +68,22 @@ func (b *Bot) sweepTournaments(ctx context.Context, spawn func(func())) {
 			wctx, cancel := context.WithTimeout(ctx, tournamentWork)
 			defer cancel()
 			var notBefore time.Time
-			if err := b.runTournament(wctx, c.ID); err != nil {
-				// Tried again at the next regular look, not every sweep.
-				notBefore = b.now().Add(tournamentDue)
-				if ctx.Err() == nil {
-					b.log.Error("bot: run tournament", "tournament", c.ID, "err", err)
-				}
-			}
+			err := b.runTournament(wctx, c.ID)
 			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
 			defer cancel()
+			switch {
+			case err == nil:
+			case ctx.Err() != nil:
+				// This process is stopping: due at once, so that another
+				// one finishes the step now rather than at the next look.
+				if err := b.store.PokeTournament(actx, c.ID); err != nil {
+					b.log.Error("bot: hand a tournament over", "tournament", c.ID, "err", err)
+				}
+			default:
+				// Tried again at the next regular look, not every sweep.
+				notBefore = b.now().Add(tournamentDue)
+				b.log.Error("bot: run tournament", "tournament", c.ID, "err", err)
+			}
 			if err := b.store.AckTournament(actx, c, notBefore); err != nil {
 				b.log.Error("bot: release tournament", "tournament", c.ID, "err", err)
 			}
@@ -112,7 +119,8 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 				return errUnchanged
 			}
 			if len(t.Players) < MinTournamentPlayers {
-				t.Status, t.Due = persistence.TournamentCancelled, time.Time{}
+				// Due still: endCancelled posts the notice.
+				t.Status, t.TooFew, t.Due = persistence.TournamentCancelled, true, now
 				return nil
 			}
 			return startTournament(t, now, b.tournamentRand())
@@ -124,10 +132,6 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 		default:
 			t = next
 			b.editSignup(ctx, loc, t)
-			if t.Status == persistence.TournamentCancelled {
-				_, err := b.post(ctx, t.Channel, &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()})
-				return err
-			}
 		}
 	}
 	switch t.Status {
@@ -207,7 +211,13 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 		return outErr
 	}
 	// A post that fails (a permission, a rate limit) holds up no game.
-	return errors.Join(outErr, b.playTournamentGames(ctx, loc, t))
+	busy, err := b.playTournamentGames(ctx, loc, t)
+	if busy {
+		// A player is finishing another game in the channel: their
+		// tournament game starts soon after, not at the next regular look.
+		err = errors.Join(err, b.store.PokeTournamentAt(ctx, t.ID, b.now().Add(tournamentBusyRetry)))
+	}
+	return errors.Join(outErr, err)
 }
 
 // forfeitForgotten scores the open pairings of players who asked to be
@@ -236,11 +246,11 @@ func forfeitForgotten(t *persistence.Tournament) bool {
 
 // postOutbox posts what the record has that its outbox does not say was
 // posted yet: each finished round's standings, each round's announcement,
-// the final message; and marks each in the record after posting it. A
-// message is posted at least once: a process that stops between posting
-// and marking leaves it to be posted again.
+// the final message; and marks each in the record after posting it (see
+// postAndMark: only a process that dies between the two leaves a message
+// to be posted again).
 func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (*persistence.Tournament, error) {
-	mark := func(f func(t *persistence.Tournament)) error {
+	mark := func(ctx context.Context, f func(t *persistence.Tournament)) error {
 		next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 			f(t)
 			return nil
@@ -262,19 +272,17 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 			if err != nil {
 				return t, err
 			}
-			if _, err := b.post(ctx, t.Channel, b.render.TournamentStandings(loc, t, round, st)); err != nil {
-				return t, err
-			}
-			if err := mark(func(t *persistence.Tournament) { t.StandingsOf = max(t.StandingsOf, round) }); err != nil {
+			if err := b.postAndMark(ctx, t.Channel, b.render.TournamentStandings(loc, t, round, st), func(ctx context.Context, _ *discordgo.Message) error {
+				return mark(ctx, func(t *persistence.Tournament) { t.StandingsOf = max(t.StandingsOf, round) })
+			}); err != nil {
 				return t, err
 			}
 		}
 		for t.Status == persistence.TournamentRunning && t.Announced < t.Round {
 			round := t.Announced + 1
-			if _, err := b.post(ctx, t.Channel, b.render.TournamentRound(loc, t, round)); err != nil {
-				return t, err
-			}
-			if err := mark(func(t *persistence.Tournament) { t.Announced = max(t.Announced, round) }); err != nil {
+			if err := b.postAndMark(ctx, t.Channel, b.render.TournamentRound(loc, t, round), func(ctx context.Context, _ *discordgo.Message) error {
+				return mark(ctx, func(t *persistence.Tournament) { t.Announced = max(t.Announced, round) })
+			}); err != nil {
 				return t, err
 			}
 		}
@@ -289,10 +297,9 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		if err != nil {
 			b.log.Warn("bot: tournament picture", "tournament", t.ID, "err", err)
 		}
-		if _, err := b.post(ctx, t.Channel, b.render.TournamentFinal(loc, t, podium, picture)); err != nil {
-			return t, err
-		}
-		if err := mark(func(t *persistence.Tournament) { t.FinalPosted, t.Due = true, time.Time{} }); err != nil {
+		if err := b.postAndMark(ctx, t.Channel, b.render.TournamentFinal(loc, t, podium, picture), func(ctx context.Context, _ *discordgo.Message) error {
+			return mark(ctx, func(t *persistence.Tournament) { t.FinalPosted, t.Due = true, time.Time{} })
+		}); err != nil {
 			return t, err
 		}
 	}
@@ -310,11 +317,28 @@ func roundsUpTo(t *persistence.Tournament, round int) []tournament.Game {
 	return out
 }
 
+// tooFewNoticeFor is how long after its start time the notice of a
+// tournament cancelled for want of players is tried (a channel the bot
+// may no longer post in is not tried for ever).
+const tooFewNoticeFor = 24 * time.Hour
+
 // endCancelled ends the live games of a cancelled tournament (a process
-// may have stopped before it did) and then takes it out of the sweeps.
+// may have stopped before it did), posts the notice of one cancelled at
+// its start time for want of players, and then takes it out of the
+// sweeps.
 func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) error {
 	if t.Due.IsZero() {
 		return nil
+	}
+	if t.TooFew && !t.FinalPosted && b.now().Before(t.StartAt.Add(tooFewNoticeFor)) {
+		notice := &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()}
+		return b.postAndMark(ctx, t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
+			_, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+				t.Due, t.FinalPosted = time.Time{}, true
+				return nil
+			})
+			return err
+		}) // on an error, tried again at the next look
 	}
 	for _, p := range t.Games {
 		if p.Game == "" || p.Result != "" {
@@ -332,17 +356,23 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 		}
 	}
 	_, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-		t.Due = time.Time{}
+		t.Due, t.FinalPosted = time.Time{}, t.FinalPosted || t.TooFew
 		return nil
 	})
 	return err
 }
 
+// tournamentBusyRetry is how soon a tournament is looked at again when a
+// game of it could not start because a player has another game in its
+// channel (one live game per player and channel).
+const tournamentBusyRetry = 5 * time.Second
+
 // playTournamentGames creates the games of pairings that have none (their
 // IDs reserved in the record first, so that a process that stops between
 // the two leaves no game the record does not name), posts their boards,
-// and plays the computer's moves where it is to move.
-func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) error {
+// and plays the computer's moves where it is to move. busy says a game
+// could not start yet: a player of it has another game in the channel.
+func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (busy bool, err error) {
 	var errs []error
 	for i, p := range t.Games {
 		if p.Bye() || p.Result != "" {
@@ -352,7 +382,7 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 		if id == "" {
 			reserved, err := persistence.NewGameID(t.Channel)
 			if err != nil {
-				return err
+				return busy, err
 			}
 			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 				if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
@@ -386,7 +416,8 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 			}
 		}
 		if errors.Is(err, persistence.ErrBusy) {
-			continue // a player is in another game here: next sweep
+			busy = true // a player is in another game here: soon again
+			continue
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -412,7 +443,7 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return busy, errors.Join(errs...)
 }
 
 // createTournamentGame creates the game of pairing p with its reserved ID.
@@ -447,11 +478,11 @@ func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, s *p
 			}
 		}
 		data.AllowedMentions = &discordgo.MessageAllowedMentions{Users: users}
-		m, err := b.post(ctx, s.Channel(), data)
-		if err != nil {
+		err = b.postAndMark(ctx, s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
+			s, err = b.store.SetMessage(ctx, s.ID, s.Version, m.ID)
 			return err
-		}
-		if s, err = b.store.SetMessage(ctx, s.ID, s.Version, m.ID); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -476,6 +507,29 @@ func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, s *p
 			return err
 		}
 	}
+}
+
+// postAndMarkTimeout bounds a postAndMark that goes on after its context
+// ended.
+const postAndMarkTimeout = 2 * editTimeout
+
+// postAndMark posts d to channel and then records, with mark, that it was
+// posted. Once the post has begun, both go through to the end even if ctx
+// ends meanwhile (a process stopping: RunSweeper waits for them), so that
+// a message that went out is recorded and the next process does not post
+// it again. Only a process that dies between the two, or a mark that
+// fails, leaves a message to be posted twice.
+func (b *Bot) postAndMark(ctx context.Context, channel string, d *discordgo.InteractionResponseData, mark func(ctx context.Context, m *discordgo.Message) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), postAndMarkTimeout)
+	defer cancel()
+	m, err := b.post(ctx, channel, d)
+	if err != nil {
+		return err
+	}
+	return mark(ctx, m)
 }
 
 // post sends a message to a channel outside any interaction.

@@ -99,9 +99,14 @@ type Tournament struct {
 	// been posted, and whether the final message has. A sweeper posts
 	// what the record has and these do not yet say, then marks it, so a
 	// message a stopped process did not post is posted by the next.
+	// FinalPosted also says, of a tournament cancelled at its start time
+	// for want of players (TooFew), that the notice of it was posted.
 	Announced   int  `json:"an,omitempty"`
 	StandingsOf int  `json:"sto,omitempty"`
 	FinalPosted bool `json:"fin,omitempty"`
+	// TooFew says it was cancelled by itself at its start time, with
+	// fewer than two players.
+	TooFew bool `json:"few,omitempty"`
 	// Version increases with every change; updates compare-and-set it.
 	Version int64 `json:"-"`
 }
@@ -378,6 +383,13 @@ func (s *Store) ClaimDueTournaments(ctx context.Context, now time.Time, limit in
 // the index, never the record.
 func (s *Store) PokeTournament(ctx context.Context, id string) error {
 	return s.indexAt(ctx, id, s.now())
+}
+
+// PokeTournamentAt brings the tournament id's Due forward to at, if it is
+// later (a step to try again soon). Like PokeTournament it changes only
+// the index.
+func (s *Store) PokeTournamentAt(ctx context.Context, id string, at time.Time) error {
+	return s.indexAt(ctx, id, at)
 }
 
 // tournamentAckScript ends the claim of tournament ARGV[1] whose lease

@@ -6,7 +6,6 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -146,13 +145,6 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 	if err != nil {
 		return err
 	}
-	ts, err := b.store.GuildTournaments(ctx, c.i.GuildID)
-	if err != nil {
-		return err
-	}
-	if slices.ContainsFunc(ts, func(t *persistence.Tournament) bool { return !t.Status.Over() && strings.EqualFold(t.Name, r.Name) }) {
-		return userErr("reply.tournament_name_taken", "name", r.Name)
-	}
 	t := &persistence.Tournament{
 		ID: newTournamentID(), Guild: c.i.GuildID, Channel: c.i.ChannelID, Name: r.Name, Format: r.Format,
 		Rules: r.Rules.String(), Rounds: r.Rounds, Double: r.Double && r.Format == FormatRoundRobin, TurnTime: st.TurnTime, Rated: st.Rated,
@@ -172,7 +164,9 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 		t.StartAt = b.now().Add(r.Start).UTC()
 		t.Due = t.StartAt
 	}
-	if err := b.store.CreateTournament(ctx, t); err != nil {
+	if err := b.store.CreateTournament(ctx, t); errors.Is(err, persistence.ErrTournamentNameTaken) {
+		return userErr("reply.tournament_name_taken", "name", r.Name)
+	} else if err != nil {
 		return err
 	}
 	b.audit(ctx, c, "tournament-create", t.Name)

@@ -275,6 +275,7 @@ func (k keys) throttle(name string) string { return k.prefix + ":throttle:" + ta
 //
 //	ttt:tn:{<id>}                hash: v (version), d (JSON record)
 //	ttt:tn-guild:{g:<guild>}     set: the guild's tournament IDs
+//	ttt:tn-names:{g:<guild>}     hash: folded name -> the ID of the tournament that last took it
 //	ttt:{tournaments}:due        zset: tournament ID, scored by its Due (ms)
 //	ttt:{tournaments}:claimed    zset: tournament ID, scored by its claim's lease end
 //	ttt:{tournaments}:poked      zset: a claimed tournament's next Due, for its Ack
@@ -284,6 +285,10 @@ func (k keys) tournament(id string) string { return k.prefix + ":tn:" + tag(id) 
 
 // guildTournaments is the set of a guild's tournament IDs.
 func (k keys) guildTournaments(guild string) string { return k.prefix + ":tn-guild:" + tag("g:"+guild) }
+
+// tournamentNames maps the names of a guild's tournaments (case folded)
+// to their IDs, in the slot of guildTournaments.
+func (k keys) tournamentNames(guild string) string { return k.prefix + ":tn-names:" + tag("g:"+guild) }
 
 // tournamentsDue is the index of tournaments by Due.
 func (k keys) tournamentsDue() string { return k.prefix + ":" + tag("tournaments") + ":due" }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -152,6 +153,72 @@ func (p Pairing) Bye() bool { return p.O == "" }
 // ErrTournamentExists reports a tournament ID already taken.
 var ErrTournamentExists = errors.New("persistence: tournament exists")
 
+// ErrTournamentNameTaken reports that another tournament of the guild that
+// is not over has the name (compared without case).
+var ErrTournamentNameTaken = errors.New("persistence: tournament name taken")
+
+// tournamentNameScript gives name ARGV[1] in the guild's names KEYS[1] to
+// tournament ARGV[2], if it is free or still held by ARGV[3] (a
+// tournament the caller found over or gone; "" for none), and lists the
+// tournament in the guild's set KEYS[2]. It returns "" when it did, or
+// the ID that holds the name.
+var tournamentNameScript = redis.NewScript(`
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if held and held ~= ARGV[3] then return held end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[2])
+return ''
+`)
+
+// tournamentNameFreeScript frees name ARGV[1] in KEYS[1] if tournament
+// ARGV[2] holds it. (The ID stays in the guild's set: GuildTournaments
+// drops IDs without a record.)
+var tournamentNameFreeScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 1
+`)
+
+// foldName is the form of a tournament name that names are compared in:
+// each character replaced by the least of its case folds, so that two
+// names fold alike exactly when strings.EqualFold says they are equal.
+func foldName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+// takeTournamentName gives t's name in its guild to t, atomically: it is
+// ErrTournamentNameTaken while a tournament that is not over holds it.
+func (s *Store) takeTournamentName(ctx context.Context, t *Tournament) error {
+	keys := []string{s.keys.tournamentNames(t.Guild), s.keys.guildTournaments(t.Guild)}
+	name, stale := foldName(t.Name), ""
+	for range maxTournamentRetries {
+		held, err := tournamentNameScript.Run(ctx, s.rdb, keys, name, t.ID, stale).Text()
+		if err != nil {
+			return fmt.Errorf("persistence: name tournament %s: %w", t.ID, err)
+		}
+		if held == "" {
+			return nil
+		}
+		other, err := s.Tournament(ctx, held)
+		switch {
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
+		case err != nil:
+			return err
+		case !other.Status.Over() && other.Guild == t.Guild:
+			return fmt.Errorf("%w: %q is tournament %s", ErrTournamentNameTaken, t.Name, held)
+		}
+		stale = held // over or gone: the name is free unless taken meanwhile
+	}
+	return fmt.Errorf("%w: naming tournament %s, %d tries", ErrConflict, t.ID, maxTournamentRetries)
+}
+
 // maxTournamentRetries bounds UpdateTournament's compare-and-set retries.
 const maxTournamentRetries = 16
 
@@ -192,17 +259,28 @@ func (s *Store) CreateTournament(ctx context.Context, t *Tournament) error {
 	if err != nil {
 		return fmt.Errorf("persistence: encode tournament %s: %w", t.ID, err)
 	}
-	ok, err := tournamentCreateScript.Run(ctx, s.rdb, []string{s.keys.tournament(t.ID)}, b).Int()
-	if err != nil {
+	// The name first (it lists the ID under the guild too): a record
+	// whose naming failed would be a second tournament of that name. An
+	// ID in use is refused before (IDs are random: two creates of one ID
+	// at once are a caller's bug).
+	if n, err := s.rdb.Exists(ctx, s.keys.tournament(t.ID)).Result(); err != nil {
 		return fmt.Errorf("persistence: create tournament %s: %w", t.ID, err)
+	} else if n > 0 {
+		return fmt.Errorf("%w: %s", ErrTournamentExists, t.ID)
 	}
-	if ok == 0 {
+	if err := s.takeTournamentName(ctx, t); err != nil {
+		return err
+	}
+	ok, err := tournamentCreateScript.Run(ctx, s.rdb, []string{s.keys.tournament(t.ID)}, b).Int()
+	if err != nil || ok == 0 {
+		// Give the name back.
+		_ = tournamentNameFreeScript.Run(ctx, s.rdb, []string{s.keys.tournamentNames(t.Guild)}, foldName(t.Name), t.ID).Err()
+		if err != nil {
+			return fmt.Errorf("persistence: create tournament %s: %w", t.ID, err)
+		}
 		return fmt.Errorf("%w: %s", ErrTournamentExists, t.ID)
 	}
 	t.Version = 1
-	if err := s.rdb.SAdd(ctx, s.keys.guildTournaments(t.Guild), t.ID).Err(); err != nil {
-		return fmt.Errorf("persistence: list tournament %s: %w", t.ID, err)
-	}
 	return s.indexTournament(ctx, t)
 }
 
@@ -325,6 +403,9 @@ func (s *Store) GuildTournaments(ctx context.Context, guild string) ([]*Tourname
 		}
 		if err != nil {
 			return nil, err
+		}
+		if t.Guild != guild {
+			continue // listed by a create that failed
 		}
 		out = append(out, t)
 	}
@@ -517,7 +598,7 @@ func (s *Store) forgetGuildTournaments(ctx context.Context, guild string, rep *F
 		s.rdb.ZRem(ctx, s.keys.tournamentsClaimed(), id)
 		s.rdb.ZRem(ctx, s.keys.tournamentsPoked(), id)
 	}
-	if err := s.rdb.Del(ctx, s.keys.guildTournaments(guild)).Err(); err != nil {
+	if err := s.rdb.Del(ctx, s.keys.guildTournaments(guild), s.keys.tournamentNames(guild)).Err(); err != nil {
 		return fmt.Errorf("persistence: forgetting the tournaments of %s: %w", guild, err)
 	}
 	return nil

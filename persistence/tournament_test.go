@@ -315,3 +315,107 @@ func TestCreateGameReservedID(t *testing.T) {
 		t.Fatalf("CreateGame in another channel: %v, want ErrInvalid", err)
 	}
 }
+
+// TestTournamentNames: a guild's tournament names are unique among those
+// not over, compared without case (as strings.EqualFold does), and taken
+// atomically: of many creates of one name at once, one wins. A name is
+// free again once its tournament is over or gone, in another guild, or
+// after the guild is forgotten.
+func TestTournamentNames(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	named := func(id, guild, name string) *persistence.Tournament {
+		tn := newTournament(id, e.clk.Now())
+		tn.Guild, tn.Name = guild, name
+		return tn
+	}
+	steps := []struct {
+		id, guild, name string
+		over            bool // end the tournament after creating it
+		gone            bool // delete its record after creating it
+		taken           bool
+	}{
+		{id: "n1", guild: "G", name: "Friday Cup"},
+		{id: "n2", guild: "G", name: "friday cup", taken: true},
+		{id: "n3", guild: "G", name: "FRIDAY CUP", taken: true},
+		{id: "n4", guild: "H", name: "Friday Cup"},                // another guild
+		{id: "n5", guild: "G", name: "Straße"},                    // ß has no simple fold to "ss"
+		{id: "n6", guild: "G", name: "STRASSE"},                   // so this is another name, as EqualFold says
+		{id: "n7", guild: "G", name: "Кубок", over: true},         // Cyrillic, ended
+		{id: "n8", guild: "G", name: "кубок"},                     // free: the first is over
+		{id: "n9", guild: "G", name: "Kelvin \u212a", gone: true}, // Kelvin sign folds with k
+		{id: "n10", guild: "G", name: "kelvin k"},                 // free: the first is gone
+		{id: "n11", guild: "G", name: "KELVIN K", taken: true},
+	}
+	for _, st := range steps {
+		err := s.CreateTournament(ctx, named(st.id, st.guild, st.name))
+		if st.taken != errors.Is(err, persistence.ErrTournamentNameTaken) || (!st.taken && err != nil) {
+			t.Fatalf("create %s %q in %s: %v, want taken %v", st.id, st.name, st.guild, err, st.taken)
+		}
+		if _, lerr := s.Tournament(ctx, st.id); st.taken != errors.Is(lerr, persistence.ErrNotFound) {
+			t.Fatalf("%s after its create (%v): %v", st.id, err, lerr)
+		}
+		if st.over {
+			if _, err := s.UpdateTournament(ctx, st.id, func(t *persistence.Tournament) error {
+				t.Status = persistence.TournamentFinished
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st.gone {
+			if err := e.rdb.Del(ctx, "ttt:tn:{"+st.id+"}").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := s.GuildTournaments(ctx, "G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tn := range got {
+		ids = append(ids, tn.ID)
+	}
+	slices.Sort(ids)
+	if want := []string{"n1", "n10", "n5", "n6", "n7", "n8"}; !slices.Equal(ids, want) {
+		t.Fatalf("guild G lists %v, want %v (no refused create listed)", ids, want)
+	}
+
+	// Twelve creates of one name at once: exactly one wins.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won, taken := 0, 0
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.CreateTournament(ctx, named(fmt.Sprint("race", i), "G", "Race"))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, persistence.ErrTournamentNameTaken):
+				taken++
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 || taken != 11 {
+		t.Fatalf("12 creates of one name: %d won, %d refused; want 1 and 11", won, taken)
+	}
+
+	if _, err := s.ForgetGuild(ctx, "G"); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.rdb.Exists(ctx, "ttt:tn-names:{g:G}").Val(); n != 0 {
+		t.Fatal("a forgotten guild's tournament names are kept")
+	}
+	if err := s.CreateTournament(ctx, named("after", "G", "Friday Cup")); err != nil {
+		t.Fatalf("a name after the guild was forgotten: %v", err)
+	}
+}

@@ -197,12 +197,12 @@ type TournamentRequest struct {
 	Name string
 	// The settings of a new tournament (create): Format is FormatSwiss,
 	// FormatElimination or FormatRoundRobin; Rounds 0 is the format's
-	// default; Start 0 is when started by hand; TurnTime 0 the server's;
-	// Rated unset follows the server's setting.
+	// default; StartAt zero is when started by hand; TurnTime 0 the
+	// server's; Rated unset follows the server's setting.
 	Format   string
 	Rules    game.Rules
 	Rounds   int
-	Start    time.Duration
+	StartAt  time.Time
 	TurnTime time.Duration
 	Rated    *bool
 	// Double has every pair of a round robin play twice, X and O swapped.
@@ -262,11 +262,9 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 		if s, ok, err := o.str(optStart); err != nil {
 			return nil, err
 		} else if ok {
-			d, err := parseDelay(s)
-			if err != nil || d < MinTournamentDelay || d > MaxTournamentDelay {
-				return nil, userErr("error.bad_start")
+			if r.StartAt, err = parseStart(s, pc.Now); err != nil {
+				return nil, &UserError{Key: "error.bad_start", Option: optStart, Err: err}
 			}
-			r.Start = d
 		}
 		if s, ok, err := o.str(optTurnTime); err != nil {
 			return nil, err
@@ -305,6 +303,50 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 	}
 	return r, nil
 }
+
+// parseStart reads when a tournament's sign-up closes, given at now: a
+// delay (parseDelay), a Discord timestamp ("<t:1796148000>", any style
+// letter), or a date and time with its zone (RFC 3339, the seconds
+// optional, a space allowed for the T: "2026-12-01 19:00+01:00"); in
+// MinTournamentDelay to MaxTournamentDelay from now.
+func parseStart(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	var at time.Time
+	switch {
+	case strings.HasPrefix(s, "<t:") && strings.HasSuffix(s, ">"):
+		unix, _, _ := strings.Cut(s[len("<t:"):len(s)-1], ":")
+		n, err := strconv.ParseInt(unix, 10, 64)
+		if err != nil || strings.HasPrefix(unix, "+") || n < 0 || n > maxUnixTime {
+			return time.Time{}, fmt.Errorf("bot: start %q: not a Discord timestamp", s)
+		}
+		at = time.Unix(n, 0)
+	case len(s) >= len("2006-01-02T15:04Z") && s[4] == '-':
+		t := strings.ToUpper(s)
+		if t[10] == ' ' {
+			t = t[:10] + "T" + t[11:]
+		}
+		var err error
+		if at, err = time.Parse("2006-01-02T15:04Z07:00", t); err != nil {
+			if at, err = time.Parse(time.RFC3339, t); err != nil {
+				return time.Time{}, fmt.Errorf("bot: start %q: not a date and time with its zone", s)
+			}
+		}
+	default:
+		d, err := parseDelay(s)
+		if err != nil {
+			return time.Time{}, err
+		}
+		at = now.Add(d)
+	}
+	if d := at.Sub(now); d < MinTournamentDelay || d > MaxTournamentDelay {
+		return time.Time{}, fmt.Errorf("bot: start %q is %v from now, not within %v to %v", s, d.Round(time.Second), MinTournamentDelay, MaxTournamentDelay)
+	}
+	return at.UTC(), nil
+}
+
+// maxUnixTime bounds the Discord timestamps parseStart reads (the year
+// 9999), far past any start it accepts.
+const maxUnixTime = 253402300799
 
 // parseDelay reads a duration as /ttt tournament takes it: Go's units and
 // days, "30m", "2h", "1d", "1h30m".
@@ -381,6 +423,9 @@ type ParseContext struct {
 	// Board is the board of a game whose command names none: the
 	// server's default board; the zero Rules means 3x3.
 	Board game.Rules
+	// Now is when the command was given: options that name a time (a
+	// tournament's start) are read against it.
+	Now time.Time
 }
 
 // board is the default board of pc.

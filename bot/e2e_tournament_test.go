@@ -426,17 +426,18 @@ func TestE2ETournamentStartTime(t *testing.T) {
 	e.sweeper(5 * time.Millisecond)
 	const mod = alice
 	users := []string{"2001", "2002", "2003"}
-	create := func(name string) fakediscord.Message {
+	create := func(name, start string) fakediscord.Message {
 		t.Helper()
 		e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: name},
-			fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "start", Value: "30m"})
+			fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "start", Value: start})
 		m := e.signup(name)
 		if want := e.cat.Text(bot.DefaultLocale, "tournament.signup_open", "start", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":R>"); !strings.Contains(m.Content, want) {
 			t.Fatalf("sign-up %q; want %q", m.Content, want)
 		}
 		return m
 	}
-	cup, lone := create("Early"), create("Lonely")
+	// A delay, and the same time as a Discord timestamp.
+	cup, lone := create("Early", "30m"), create("Lonely", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":F>")
 	_, join := e.button(&cup, bot.ActionTournament)
 	for _, u := range users {
 		e.click(u, cup.ID, join.CustomID)

@@ -30,7 +30,7 @@ func (b *Bot) command(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board})
+	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board, Now: b.now()})
 	if err != nil {
 		return err
 	}

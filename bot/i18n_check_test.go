@@ -252,19 +252,28 @@ func checkMentions(t *testing.T, c *Catalog, loc discordgo.Locale) {
 var settingTokens = []string{"on", "off", "none", "all", "default", "30s", "24h", "90s", "10m", "1h", "1m", "5m", "2m",
 	"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "4x3xox", "de", "pl", "ja", "es-419"}
 
+// startTokens are the forms a tournament's start option takes, as the
+// English texts about it show them.
+var startTokens = []string{"1m", "7d", "30m", "2h", "1d", "<t:1796148000>", "2026-12-01T18:00Z", "2026-12-01 19:00+01:00"}
+
 func checkTokens(t *testing.T, c *Catalog, loc discordgo.Locale) {
 	t.Helper()
 	word := func(tok string) *regexp.Regexp {
 		return regexp.MustCompile(`(^|[^\p{L}\p{N}-])` + regexp.QuoteMeta(tok) + `($|[^\p{L}\p{N}-])`)
 	}
 	for _, key := range c.Keys() {
-		if !strings.HasPrefix(key, "settings.takes.") && !strings.HasPrefix(key, "error.bad_setting.") {
+		tokens := settingTokens
+		switch {
+		case strings.HasPrefix(key, "settings.takes."), strings.HasPrefix(key, "error.bad_setting."):
+		case key == "error.bad_start", key == "opt.start.desc":
+			tokens = startTokens
+		default:
 			continue
 		}
 		en, text := c.Text(DefaultLocale, key), c.Text(loc, key)
-		for _, tok := range settingTokens {
+		for _, tok := range tokens {
 			if re := word(tok); re.MatchString(en) && !re.MatchString(text) {
-				t.Errorf("%q leaves out %q, a value /ttt-admin set takes as it is written", key, tok)
+				t.Errorf("%q leaves out %q, a value the bot takes as it is written", key, tok)
 			}
 		}
 	}

@@ -160,9 +160,8 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 		// A server with rated games off has no rated tournaments either.
 		t.Rated = *r.Rated && st.Rated
 	}
-	if r.Start > 0 {
-		t.StartAt = b.now().Add(r.Start).UTC()
-		t.Due = t.StartAt
+	if !r.StartAt.IsZero() {
+		t.StartAt, t.Due = r.StartAt, r.StartAt
 	}
 	if err := b.store.CreateTournament(ctx, t); errors.Is(err, persistence.ErrTournamentNameTaken) {
 		return userErr("reply.tournament_name_taken", "name", r.Name)

@@ -321,13 +321,20 @@ func parseStart(s string, now time.Time) (time.Time, error) {
 		}
 		at = time.Unix(n, 0)
 	case len(s) >= len("2006-01-02T15:04Z") && s[4] == '-':
-		t := strings.ToUpper(s)
+		// Upper case by bytes: strings.ToUpper may shorten a string ("ı"
+		// is two bytes, "I" one), and a date is ASCII anyway.
+		t := []byte(s)
+		for i, c := range t {
+			if 'a' <= c && c <= 'z' {
+				t[i] = c - 'a' + 'A'
+			}
+		}
 		if t[10] == ' ' {
-			t = t[:10] + "T" + t[11:]
+			t[10] = 'T'
 		}
 		var err error
-		if at, err = time.Parse("2006-01-02T15:04Z07:00", t); err != nil {
-			if at, err = time.Parse(time.RFC3339, t); err != nil {
+		if at, err = time.Parse("2006-01-02T15:04Z07:00", string(t)); err != nil {
+			if at, err = time.Parse(time.RFC3339, string(t)); err != nil {
 				return time.Time{}, fmt.Errorf("bot: start %q: not a date and time with its zone", s)
 			}
 		}

@@ -49,6 +49,8 @@ func TestParseStart(t *testing.T) {
 		{"<t:1764014400>", time.Time{}},           // a year ago
 		{"<t:>", time.Time{}},
 		{"<@123>", time.Time{}},
+		{"ıı-ıııııı", time.Time{}}, // shorter in upper case: no index past its end
+		{"2026-12-01\u0131\u0131:00Z", time.Time{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -113,7 +113,8 @@ func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *disco
 
 // afterDeferral turns a first response given after the endpoint deferred
 // into what Discord accepts then: an edit of the deferred message, with
-// its text, embeds, buttons and attachments (a chart, a bracket).
+// its text, embeds, buttons and attachments (a chart, a bracket); or, for
+// a new message answering a click, a follow-up.
 func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options []discordgo.RequestOption) error {
 	switch resp.Type {
 	case discordgo.InteractionResponseDeferredChannelMessageWithSource, discordgo.InteractionResponseDeferredMessageUpdate:
@@ -125,6 +126,14 @@ func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.
 	data := resp.Data
 	if data == nil {
 		data = &discordgo.InteractionResponseData{}
+	}
+	if i.Type == discordgo.InteractionMessageComponent && resp.Type == discordgo.InteractionResponseChannelMessageWithSource {
+		// A click was deferred as an update of its message (the board):
+		// a new message (a private refusal) must not go over the board,
+		// so it is a follow-up, private if it was to be.
+		_, err := d.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: data.Content, Components: data.Components,
+			Embeds: data.Embeds, Files: data.Files, AllowedMentions: data.AllowedMentions, Flags: data.Flags}, options...)
+		return err
 	}
 	edit := &discordgo.WebhookEdit{Content: &data.Content, Components: &data.Components,
 		AllowedMentions: data.AllowedMentions, Files: data.Files, Attachments: data.Attachments}

@@ -28,11 +28,18 @@ func TestRewindable(t *testing.T) {
 	}
 }
 
-// editRecorder is a Discord that records the edits of first responses.
+// editRecorder is a Discord that records the edits of first responses
+// and the follow-ups.
 type editRecorder struct {
 	Discord
-	edits []*discordgo.WebhookEdit
-	files []string // each edit's files, read whole
+	edits     []*discordgo.WebhookEdit
+	files     []string // each edit's files, read whole
+	followups []*discordgo.WebhookParams
+}
+
+func (r *editRecorder) FollowupMessageCreate(_ *discordgo.Interaction, _ bool, data *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.followups = append(r.followups, data)
+	return &discordgo.Message{ID: "f"}, nil
 }
 
 func (r *editRecorder) InteractionResponseEdit(_ *discordgo.Interaction, edit *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
@@ -80,5 +87,36 @@ func TestAfterDeferral(t *testing.T) {
 	bad := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal}
 	if err := d.InteractionRespond(i, bad); err == nil || !strings.Contains(err.Error(), "cannot follow a deferral") {
 		t.Fatalf("a modal after a deferral: %v; want refused", err)
+	}
+}
+
+// TestAfterDeferralClick: a click the endpoint deferred as an update of
+// the board, answered with a new private message (a refusal), gets a
+// private follow-up and leaves the board alone; answered with an update,
+// the board is edited.
+func TestAfterDeferralClick(t *testing.T) {
+	rec := &editRecorder{}
+	d := NewInlineDiscord(rec)
+	i := &discordgo.Interaction{ID: "2", Type: discordgo.InteractionMessageComponent}
+	s := d.expect(i)
+	if typ, ok := d.deferSlot(i, s); !ok || typ != discordgo.InteractionResponseDeferredMessageUpdate {
+		t.Fatalf("deferSlot = %d, %v; want a deferred update", typ, ok)
+	}
+	refusal := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: "Not your turn.", Flags: discordgo.MessageFlagsEphemeral}}
+	if err := d.InteractionRespond(i, refusal); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.edits) != 0 || len(rec.followups) != 1 || rec.followups[0].Content != "Not your turn." ||
+		rec.followups[0].Flags != discordgo.MessageFlagsEphemeral {
+		t.Fatalf("edits %d, follow-ups %+v; want one private follow-up and the board untouched", len(rec.edits), rec.followups)
+	}
+	update := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseUpdateMessage,
+		Data: &discordgo.InteractionResponseData{Content: "board"}}
+	if err := d.InteractionRespond(i, update); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.edits) != 1 || *rec.edits[0].Content != "board" {
+		t.Fatalf("edits %+v; want the board edited", rec.edits)
 	}
 }

@@ -145,6 +145,14 @@ type Pairing struct {
 	// CoinFlip marks the coin flip that decided an elimination match
 	// drawn twice (its replay, X and O swapped, is a pairing of its own).
 	CoinFlip bool `json:"coin,omitempty"`
+	// Busy is when its game was first found unable to start because a
+	// player had another live game in the channel; zero if never.
+	Busy time.Time `json:"busy,omitzero"`
+	// BusyForfeit names the player who forfeited by staying in that other
+	// game too long; Notice says the channel is still to be told (the
+	// outbox).
+	BusyForfeit string `json:"bff,omitempty"`
+	Notice      bool   `json:"ntc,omitempty"`
 }
 
 // Bye reports whether the pairing is a bye.
@@ -168,14 +176,6 @@ if held and held ~= ARGV[3] then return held end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[2])
 return ''
-`)
-
-// tournamentNameFreeScript frees name ARGV[1] in KEYS[1] if tournament
-// ARGV[2] holds it. (The ID stays in the guild's set: GuildTournaments
-// drops IDs without a record.)
-var tournamentNameFreeScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 1
 `)
 
 // foldName is the form of a tournament name that names are compared in:
@@ -223,12 +223,19 @@ func (s *Store) takeTournamentName(ctx context.Context, t *Tournament) error {
 const maxTournamentRetries = 16
 
 // tournamentCreateScript stores a new tournament record if KEYS[1] does
-// not exist: version 1, data ARGV[1]. It returns 1, or 0 if it exists.
+// not exist: version 1, data ARGV[1], to live ARGV[2] ms (until named).
+// It returns 1, or 0 if it exists.
 var tournamentCreateScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', 1, 'd', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `)
+
+// tournamentUnnamedTTL is how long a new tournament's record lives until
+// its name is taken: a process that stops between the two leaves nothing
+// for long.
+const tournamentUnnamedTTL = 10 * time.Minute
 
 // tournamentUpdateScript replaces the data of KEYS[1] with ARGV[2] if its
 // version is ARGV[1], and returns the new version; -1 if the version
@@ -259,26 +266,26 @@ func (s *Store) CreateTournament(ctx context.Context, t *Tournament) error {
 	if err != nil {
 		return fmt.Errorf("persistence: encode tournament %s: %w", t.ID, err)
 	}
-	// The name first (it lists the ID under the guild too): a record
-	// whose naming failed would be a second tournament of that name. An
-	// ID in use is refused before (IDs are random: two creates of one ID
-	// at once are a caller's bug).
-	if n, err := s.rdb.Exists(ctx, s.keys.tournament(t.ID)).Result(); err != nil {
+	// The record first, unlisted and short-lived; then the name, which
+	// lists it under the guild (so a listed ID always has had a record,
+	// and GuildTournaments may drop those whose record is gone); then it
+	// is kept for good and indexed.
+	key := s.keys.tournament(t.ID)
+	ok, err := tournamentCreateScript.Run(ctx, s.rdb, []string{key}, b, tournamentUnnamedTTL.Milliseconds()).Int()
+	if err != nil {
 		return fmt.Errorf("persistence: create tournament %s: %w", t.ID, err)
-	} else if n > 0 {
+	}
+	if ok == 0 {
 		return fmt.Errorf("%w: %s", ErrTournamentExists, t.ID)
 	}
 	if err := s.takeTournamentName(ctx, t); err != nil {
+		if errors.Is(err, ErrTournamentNameTaken) {
+			s.rdb.Del(ctx, key) // nobody knows its ID; else it expires
+		}
 		return err
 	}
-	ok, err := tournamentCreateScript.Run(ctx, s.rdb, []string{s.keys.tournament(t.ID)}, b).Int()
-	if err != nil || ok == 0 {
-		// Give the name back.
-		_ = tournamentNameFreeScript.Run(ctx, s.rdb, []string{s.keys.tournamentNames(t.Guild)}, foldName(t.Name), t.ID).Err()
-		if err != nil {
-			return fmt.Errorf("persistence: create tournament %s: %w", t.ID, err)
-		}
-		return fmt.Errorf("%w: %s", ErrTournamentExists, t.ID)
+	if err := s.rdb.Persist(ctx, key).Err(); err != nil {
+		return fmt.Errorf("persistence: keep tournament %s: %w", t.ID, err)
 	}
 	t.Version = 1
 	return s.indexTournament(ctx, t)
@@ -387,18 +394,40 @@ func (s *Store) UpdateTournament(ctx context.Context, id string, fn func(t *Tour
 	return nil, fmt.Errorf("%w: tournament %s, %d tries", ErrConflict, id, maxTournamentRetries)
 }
 
+// tournamentsGoneScript takes the tournament IDs ARGV, whose records are
+// gone (expired, deleted), off the guild's set KEYS[1] and frees the
+// names they hold in KEYS[2].
+var tournamentsGoneScript = redis.NewScript(`
+local gone = {}
+for _, id in ipairs(ARGV) do
+  gone[id] = true
+  redis.call('SREM', KEYS[1], id)
+end
+local names = redis.call('HGETALL', KEYS[2])
+for i = 1, #names, 2 do
+  if gone[names[i + 1]] then redis.call('HDEL', KEYS[2], names[i]) end
+end
+return 1
+`)
+
 // GuildTournaments returns the guild's tournaments, oldest first; IDs
-// whose record is gone are dropped from the list.
+// whose record is gone are dropped from the list, and their names freed.
 func (s *Store) GuildTournaments(ctx context.Context, guild string) ([]*Tournament, error) {
 	ids, err := s.rdb.SMembers(ctx, s.keys.guildTournaments(guild)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("persistence: tournaments of guild %s: %w", guild, err)
 	}
 	var out []*Tournament
+	var gone []any
+	defer func() {
+		if len(gone) > 0 { // best effort: the next listing tries again
+			_ = tournamentsGoneScript.Run(ctx, s.rdb, []string{s.keys.guildTournaments(guild), s.keys.tournamentNames(guild)}, gone...).Err()
+		}
+	}()
 	for _, id := range ids {
 		t, err := s.Tournament(ctx, id)
 		if errors.Is(err, ErrNotFound) {
-			s.rdb.SRem(ctx, s.keys.guildTournaments(guild), id)
+			gone = append(gone, id)
 			continue
 		}
 		if err != nil {
@@ -477,7 +506,8 @@ func (s *Store) PokeTournamentAt(ctx context.Context, id string, at time.Time) e
 // ends at ARGV[3] (ms): if it still holds (KEYS[2] has that score; a
 // later claim by another sweeper is left alone), it leaves KEYS[2] and is
 // indexed in KEYS[1] at the earlier of ARGV[2] (its record's Due in ms, or
-// "" for none) and a time it was poked to during the claim (KEYS[3]).
+// "" for none) and a time it was poked to during the claim (KEYS[3]), but
+// not before ARGV[4] (ms; 0 for no bound).
 var tournamentAckScript = redis.NewScript(`
 local held = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not held or tonumber(held) ~= tonumber(ARGV[3]) then return 0 end
@@ -486,15 +516,18 @@ local poked = redis.call('ZSCORE', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if poked and (at == '' or tonumber(poked) < tonumber(at)) then at = poked end
-if at ~= '' then redis.call('ZADD', KEYS[1], 'LT', at, ARGV[1]) end
+if at == '' then return 1 end
+if tonumber(at) < tonumber(ARGV[4]) then at = ARGV[4] end
+redis.call('ZADD', KEYS[1], 'LT', at, ARGV[1])
 return 1
 `)
 
 // AckTournament ends claim c, if it still holds (a claim that outlived
 // its lease may have been taken by another sweeper, whose claim stays):
-// the tournament is indexed again at its record's Due, not before
-// notBefore (a step that failed is retried later, not at every sweep), or
-// earlier if a game of it ended meanwhile (PokeTournament).
+// the tournament is indexed again at its record's Due, or earlier if it
+// was poked meanwhile (a game of it ended, or the step itself brought
+// the Due forward), but not before notBefore: a step that failed is
+// retried later, not at every sweep, whatever poked it.
 func (s *Store) AckTournament(ctx context.Context, c TournamentClaim, notBefore time.Time) error {
 	at := ""
 	t, err := s.Tournament(ctx, c.ID)
@@ -503,14 +536,14 @@ func (s *Store) AckTournament(ctx context.Context, c TournamentClaim, notBefore 
 	case err != nil:
 		return err
 	case !t.Due.IsZero():
-		due := t.Due
-		if due.Before(notBefore) {
-			due = notBefore
-		}
-		at = strconv.FormatInt(due.UnixMilli(), 10)
+		at = strconv.FormatInt(t.Due.UnixMilli(), 10)
+	}
+	var bound int64
+	if !notBefore.IsZero() {
+		bound = notBefore.UnixMilli()
 	}
 	err = tournamentAckScript.Run(ctx, s.rdb, []string{s.keys.tournamentsDue(), s.keys.tournamentsClaimed(), s.keys.tournamentsPoked()},
-		c.ID, at, c.Lease.UnixMilli()).Err()
+		c.ID, at, c.Lease.UnixMilli(), bound).Err()
 	if err != nil {
 		return fmt.Errorf("persistence: release tournament %s: %w", c.ID, err)
 	}

@@ -3,6 +3,7 @@ package persistence_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -184,6 +185,26 @@ func TestTournamentDue(t *testing.T) {
 	}
 	if ids := claim(at.Add(time.Hour)); !slices.Equal(ids, []string{"t1"}) {
 		t.Fatalf("at its new Due: %v, want t1", ids)
+	}
+	// A step that failed after bringing the Due forward (or being poked)
+	// is retried no sooner than its Ack says: no retry at every sweep.
+	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
+		tn.Due = at.Add(time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PokeTournament(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AckTournament(ctx, last[0], at.Add(time.Hour+time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if ids := claim(at.Add(time.Hour + 59*time.Second)); len(ids) != 0 {
+		t.Fatalf("a failed step came due again before its retry time: %v", ids)
+	}
+	if ids := claim(at.Add(time.Hour + time.Minute)); !slices.Equal(ids, []string{"t1"}) {
+		t.Fatalf("at its retry time: %v, want t1", ids)
 	}
 	// Finished: acknowledged, it is never due again.
 	if _, err := s.UpdateTournament(ctx, "t1", func(tn *persistence.Tournament) error {
@@ -382,6 +403,13 @@ func TestTournamentNames(t *testing.T) {
 	if want := []string{"n1", "n10", "n5", "n6", "n7", "n8"}; !slices.Equal(ids, want) {
 		t.Fatalf("guild G lists %v, want %v (no refused create listed)", ids, want)
 	}
+	if ttl := e.rdb.PTTL(ctx, "ttt:tn:{n1}").Val(); ttl != -1 {
+		t.Fatalf("a named tournament's record expires in %v; want kept", ttl)
+	}
+	names := e.rdb.HGetAll(ctx, "ttt:tn-names:{g:G}").Val()
+	if len(names) != 5 || slices.Contains(slices.Collect(maps.Values(names)), "n9") {
+		t.Fatalf("names %v: want 5 (n8 took n7's), none held by the gone n9 (listing frees them)", names)
+	}
 
 	// Twelve creates of one name at once: exactly one wins.
 	var wg sync.WaitGroup
@@ -417,5 +445,39 @@ func TestTournamentNames(t *testing.T) {
 	}
 	if err := s.CreateTournament(ctx, named("after", "G", "Friday Cup")); err != nil {
 		t.Fatalf("a name after the guild was forgotten: %v", err)
+	}
+}
+
+// TestGuildTournamentsDuringCreates: a listing that runs while tournaments
+// are created never drops one from its guild's list (a listed ID always
+// has its record).
+func TestGuildTournamentsDuringCreates(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	s := e.store
+	const n = 200
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range n {
+			if err := s.CreateTournament(ctx, newTournament(fmt.Sprint("c", i), e.clk.Now())); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for listing := true; listing; {
+		select {
+		case <-done:
+			listing = false
+		default:
+		}
+		if _, err := s.GuildTournaments(ctx, "G"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.GuildTournaments(ctx, "G")
+	if err != nil || len(got) != n {
+		t.Fatalf("guild G lists %d tournaments (%v); want %d", len(got), err, n)
 	}
 }

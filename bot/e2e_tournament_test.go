@@ -399,6 +399,29 @@ func (e *e2e) exactlyOnce(tn *persistence.Tournament) {
 	}
 }
 
+// sweepsIdle waits until no sweeper holds a tournament: a test that moves
+// a frozen clock on by a claim's lease (a minute) must not do it while a
+// step is under way, or a second sweeper would take the tournament too
+// (the clock of a real process never jumps).
+func (e *e2e) sweepsIdle() {
+	e.t.Helper()
+	rdb := redistest.Client(e.t, e.redis)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n, err := rdb.ZCard(e.ctx, "ttt:{tournaments}:claimed").Result()
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%d tournaments still claimed", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // failingPost is a Discord whose posts fail while a message's text
 // contains what it is set to refuse (a missing permission, a rate limit).
 type failingPost struct {
@@ -447,6 +470,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 	notice := e.cat.Text(bot.DefaultLocale, "tournament.too_few_cancelled", "name", "Lonely")
 	refuse.Store(&notice)
 
+	e.sweepsIdle()
 	clk.Advance(29 * time.Minute)
 	time.Sleep(50 * time.Millisecond) // sweeps that must start nothing
 	for _, name := range []string{"Early", "Lonely"} {
@@ -455,6 +479,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 		})
 	}
 
+	e.sweepsIdle()
 	clk.Advance(time.Minute)
 	e.tournamentOf("Early", "started with its game posted", func(t *persistence.Tournament) bool {
 		return t.Status == persistence.TournamentRunning && len(t.Games) == 2 && t.Announced == 1 &&
@@ -475,8 +500,10 @@ func TestE2ETournamentStartTime(t *testing.T) {
 
 	// The channel can be posted in again: the next look posts the notice.
 	refuse.Store(nil)
+	e.sweepsIdle()
 	clk.Advance(time.Minute)
 	e.tournamentOf("Lonely", "with its notice posted", func(t *persistence.Tournament) bool { return t.FinalPosted && t.Due.IsZero() })
+	e.sweepsIdle()
 	clk.Advance(time.Minute)
 	time.Sleep(50 * time.Millisecond) // sweeps that must post nothing more
 	n := 0
@@ -518,6 +545,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	tn := e.tournamentOf("Busy", "started with its game reserved", func(t *persistence.Tournament) bool {
 		return t.Round == 1 && len(t.Games) == 1 && t.Games[0].Game != ""
 	})
+	e.sweepsIdle()
 	clk.Advance(time.Second)
 	time.Sleep(50 * time.Millisecond) // sweeps that must not start the game
 	if tn = e.tournamentOf("Busy", "running", func(*persistence.Tournament) bool { return true }); tn.Games[0].Created {
@@ -528,9 +556,56 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	if r, _ := e.click(busy, board.Message.ID, resign.CustomID); r.Message.Ephemeral {
 		t.Fatalf("resigning the friendly game: %q", r.Message.Content)
 	}
+	e.sweepsIdle()
 	clk.Advance(10 * time.Second) // well before the regular look, a minute on
 	s := e.waitGame(tn.Games[0].Game, "posted", func(s *persistence.Session) bool { return s.Message != "" })
 	if s.Tournament != tn.ID || s.Seat(game.X).User == "" || s.Seat(game.O).User == "" {
 		t.Fatalf("tournament game %+v", s)
+	}
+
+	// A player who stays in the other game for the tournament's time per
+	// move forfeits, and the channel is told once, both players pinged.
+	const stuck, waiting, pal = "3004", "3005", "3006"
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Stuck"},
+		fakediscord.Option{Name: "format", Value: "round-robin"}, fakediscord.Option{Name: "turn-time", Value: "2m"})
+	m = e.signup("Stuck")
+	_, join = e.button(&m, bot.ActionTournament)
+	e.click(stuck, m.ID, join.CustomID)
+	e.click(waiting, m.ID, join.CustomID)
+	r, _ = e.command(stuck, bot.SubChallenge, opponentOpt(pal))
+	_, accept = e.button(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, bot.ActionAccept)
+	board, _ = e.click(pal, r.Message.ID, accept.CustomID)
+	e.tracked(board.Message)
+	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Stuck"})
+	e.tournamentOf("Stuck", "waiting for a busy player", func(t *persistence.Tournament) bool {
+		return len(t.Games) == 1 && !t.Games[0].Busy.IsZero()
+	})
+	for range 5 { // two minutes, in the steps a sweeper's retries take
+		e.sweepsIdle()
+		clk.Advance(30 * time.Second)
+	}
+	tn = e.tournamentOf("Stuck", "over by a forfeit", func(t *persistence.Tournament) bool {
+		return t.Status == persistence.TournamentFinished && t.FinalPosted && !t.Games[0].Notice
+	})
+	if p := tn.Games[0]; p.BusyForfeit != stuck || !p.Forfeit || p.Created || (p.Result == "x") != (p.O == stuck) {
+		t.Fatalf("pairing %+v; want %s to lose by forfeit", p, stuck)
+	}
+	notice := e.cat.Text(bot.DefaultLocale, "tournament.busy_forfeit", "name", "Stuck", "round", "1",
+		"player", mentionOf(stuck), "opponent", mentionOf(waiting), "wait", "2 minutes")
+	var posted []fakediscord.Message
+	for _, m := range e.srv.Messages(e2eChannel) {
+		if m.Content == notice {
+			posted = append(posted, m)
+		}
+	}
+	if len(posted) != 1 {
+		t.Fatalf("the forfeit notice %q was posted %d times; want once", notice, len(posted))
+	}
+	if am := posted[0].AllowedMentions; am == nil || !slices.Contains(am.Users, stuck) || !slices.Contains(am.Users, waiting) {
+		t.Fatalf("the forfeit notice pings %+v; want both players", posted[0].AllowedMentions)
+	}
+	if s, err := e.store.Game(e.ctx, tn.Games[0].Game); err == nil {
+		t.Fatalf("a forfeited game was created: %+v", s)
 	}
 }

@@ -104,6 +104,27 @@ func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournam
 	return d, nil
 }
 
+// TournamentBusyForfeit tells a tournament's channel that a player lost
+// pairing p by forfeit, having stayed in another game in the channel
+// (p.BusyForfeit); it pings both players.
+func (r *Renderer) TournamentBusyForfeit(loc discordgo.Locale, t *persistence.Tournament, p persistence.Pairing) *discordgo.InteractionResponseData {
+	opponent := p.X
+	if p.BusyForfeit == p.X {
+		opponent = p.O
+	}
+	var users []string
+	for _, id := range []string{p.BusyForfeit, opponent} {
+		if snowflake(id) {
+			users = append(users, id)
+		}
+	}
+	return &discordgo.InteractionResponseData{
+		Content: r.cat.Text(loc, "tournament.busy_forfeit", "name", t.Name, "round", r.cat.Number(loc, p.Round),
+			"player", r.entrantName(loc, p.BusyForfeit), "opponent", r.entrantName(loc, opponent), "wait", r.cat.Duration(loc, busyPatience(t))),
+		AllowedMentions: &discordgo.MessageAllowedMentions{Users: users},
+	}
+}
+
 // TournamentRound renders the announcement of a round: its number and the
 // players pinged to their games, and the byes. The boards follow as
 // messages of their own.

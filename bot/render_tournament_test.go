@@ -86,6 +86,9 @@ func TestRenderTournamentGolden(t *testing.T) {
 				out[name] = d
 			}
 			out["status"] = checked(t, r.TournamentStatus(loc, []*persistence.Tournament{&signup, swiss, elim}))
+			forfeit := swiss.Games[len(swiss.Games)-2]
+			forfeit.BusyForfeit, forfeit.Notice = forfeit.O, true
+			out["busy-forfeit"] = checked(t, r.TournamentBusyForfeit(loc, swiss, forfeit))
 			got := wireJSON(t, out)
 			if bytes.Contains(got, []byte("[[")) {
 				t.Errorf("a text is missing:\n%s", got)

@@ -211,11 +211,12 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 		return outErr
 	}
 	// A post that fails (a permission, a rate limit) holds up no game.
-	busy, err := b.playTournamentGames(ctx, loc, t)
-	if busy {
+	retry, err := b.playTournamentGames(ctx, loc, t)
+	if retry > 0 && err == nil && outErr == nil {
 		// A player is finishing another game in the channel: their
 		// tournament game starts soon after, not at the next regular look.
-		err = errors.Join(err, b.store.PokeTournamentAt(ctx, t.ID, b.now().Add(tournamentBusyRetry)))
+		// (After an error, the retry waits for that look.)
+		err = b.store.PokeTournamentAt(ctx, t.ID, b.now().Add(retry))
 	}
 	return errors.Join(outErr, err)
 }
@@ -245,8 +246,8 @@ func forfeitForgotten(t *persistence.Tournament) bool {
 }
 
 // postOutbox posts what the record has that its outbox does not say was
-// posted yet: each finished round's standings, each round's announcement,
-// the final message; and marks each in the record after posting it (see
+// posted yet: the forfeits of busy players, each finished round's
+// standings, each round's announcement, the final message; and marks each in the record after posting it (see
 // postAndMark: only a process that dies between the two leaves a message
 // to be posted again).
 func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (*persistence.Tournament, error) {
@@ -260,6 +261,20 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		}
 		t = next
 		return nil
+	}
+	for i, p := range t.Games {
+		if !p.Notice {
+			continue
+		}
+		if err := b.postAndMark(ctx, t.Channel, b.render.TournamentBusyForfeit(loc, t, p), func(ctx context.Context, _ *discordgo.Message) error {
+			return mark(ctx, func(t *persistence.Tournament) {
+				if i < len(t.Games) {
+					t.Games[i].Notice = false
+				}
+			})
+		}); err != nil {
+			return t, err
+		}
 	}
 	if t.Format != FormatElimination {
 		done := t.Round - 1 // the rounds whose games are all over
@@ -362,17 +377,21 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 	return err
 }
 
-// tournamentBusyRetry is how soon a tournament is looked at again when a
-// game of it could not start because a player has another game in its
-// channel (one live game per player and channel).
-const tournamentBusyRetry = 5 * time.Second
+// busyRetry is how soon a tournament is looked at again when a game of it
+// could not start because a player has had another game in its channel
+// (one live game per player and channel) for waited: 5 s at first,
+// backing off to the regular look (tournamentDue) as the wait goes on.
+func busyRetry(waited time.Duration) time.Duration {
+	return min(max(5*time.Second, waited/8), tournamentDue)
+}
 
 // playTournamentGames creates the games of pairings that have none (their
 // IDs reserved in the record first, so that a process that stops between
 // the two leaves no game the record does not name), posts their boards,
-// and plays the computer's moves where it is to move. busy says a game
-// could not start yet: a player of it has another game in the channel.
-func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (busy bool, err error) {
+// and plays the computer's moves where it is to move. retry, if not 0,
+// is how soon to look again: a game could not start yet, a player of it
+// having another game in the channel (busyRetry).
+func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (retry time.Duration, err error) {
 	var errs []error
 	for i, p := range t.Games {
 		if p.Bye() || p.Result != "" {
@@ -382,7 +401,7 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 		if id == "" {
 			reserved, err := persistence.NewGameID(t.Channel)
 			if err != nil {
-				return busy, err
+				return retry, err
 			}
 			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 				if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
@@ -415,8 +434,20 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 				s, err = b.store.Game(ctx, id) // created meanwhile
 			}
 		}
-		if errors.Is(err, persistence.ErrBusy) {
-			busy = true // a player is in another game here: soon again
+		var be *persistence.BusyError
+		if errors.As(err, &be) {
+			// A player is in another game here: tried again soon, and
+			// forfeited if it lasts.
+			if t, err = b.waitForBusy(ctx, t, i, id, be.User); err != nil {
+				errs = append(errs, err)
+			}
+			r := time.Nanosecond // forfeited: at once (its notice, the next round)
+			if p := t.Games[i]; p.Result == "" {
+				r = busyRetry(b.now().Sub(p.Busy))
+			}
+			if retry == 0 || r < retry {
+				retry = r
+			}
 			continue
 		}
 		if err != nil {
@@ -443,7 +474,54 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 			errs = append(errs, err)
 		}
 	}
-	return busy, errors.Join(errs...)
+	return retry, errors.Join(errs...)
+}
+
+// busyPatience is how long a tournament game waits for a player who is
+// busy in another game in its channel: the tournament's time per move,
+// as long as a player who does not move is waited for.
+func busyPatience(t *persistence.Tournament) time.Duration {
+	if t.TurnTime > 0 {
+		return t.TurnTime
+	}
+	return DefaultTurnTime
+}
+
+// waitForBusy records that the game of pairing i (reserved as id) cannot
+// start because user has another live game in the channel; once that has
+// lasted busyPatience, user forfeits it, and the outbox has the channel
+// told. It returns the tournament as it is now.
+func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int, id persistence.GameID, user string) (*persistence.Tournament, error) {
+	now := b.now()
+	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+		if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
+			return errUnchanged
+		}
+		p := &t.Games[i]
+		if p.Game != id || p.Created || p.Result != "" || (user != p.X && user != p.O) {
+			return errUnchanged
+		}
+		switch {
+		case p.Busy.IsZero():
+			p.Busy = now
+		case now.Sub(p.Busy) >= busyPatience(t):
+			p.Result = resultO
+			if user == p.O {
+				p.Result = resultX
+			}
+			p.Forfeit, p.BusyForfeit, p.Notice = true, user, true
+		default:
+			return errUnchanged
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		return t, nil
+	case err != nil:
+		return t, err
+	}
+	return next, nil
 }
 
 // createTournamentGame creates the game of pairing p with its reserved ID.

@@ -1,6 +1,9 @@
 package persistence
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors; every error returned by a Store wraps one of them or an
 // error from the Redis client (a connection failure, a deadline).
@@ -46,3 +49,18 @@ var (
 	// names the player and the game; the bot can show "finish your game first".
 	ErrBusy = errors.New("persistence: player already has a game in this channel")
 )
+
+// BusyError is the ErrBusy of a game that cannot be created or joined: it
+// names the player and their live game in the channel.
+type BusyError struct {
+	// User is the player who is busy, and Game their live game.
+	User string
+	Game GameID
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%v: user %s is playing game %s", ErrBusy, e.User, e.Game)
+}
+
+// Unwrap makes a BusyError an ErrBusy for errors.Is.
+func (e *BusyError) Unwrap() error { return ErrBusy }

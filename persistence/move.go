@@ -237,7 +237,7 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	case "exists":
 		return fmt.Errorf("%w: game %s already exists", ErrConflict, next.ID)
 	case "busy":
-		return fmt.Errorf("%w: user %s is playing game %s.%s", ErrBusy, res[1], ch, res[2])
+		return &BusyError{User: res[1], Game: GameID(ch + "." + res[2])}
 	default:
 		return fmt.Errorf("%w: save game %s: reply %q", ErrCorrupt, next.ID, res)
 	}

@@ -37,14 +37,22 @@ func TestCreateGame(t *testing.T) {
 			Players: [2]persistence.Seat{{User: "a"}, {}}}, persistence.ErrInvalid, 0},
 		{"user already playing", "c1", sessHumanGame("u1", "u3"), persistence.ErrBusy, 0},
 	}
+	var first persistence.GameID // u1's game in c1
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, err := e.store.CreateGame(ctx, tt.channel, tt.g)
 			if !errors.Is(err, tt.want) || (err != nil) != (tt.want != nil) {
 				t.Fatalf("CreateGame: %v, want %v", err, tt.want)
 			}
+			var busy *persistence.BusyError
+			if errors.Is(err, persistence.ErrBusy) && (!errors.As(err, &busy) || busy.User != "u1" || busy.Game != first) {
+				t.Fatalf("CreateGame: %v; want a BusyError naming u1 and game %s", err, first)
+			}
 			if err != nil {
 				return
+			}
+			if first == "" {
+				first = g.ID
 			}
 			if g.Version != 1 || g.Status != tt.status || g.Channel() != tt.channel || !g.Created.Equal(e.clk.Now()) {
 				t.Errorf("created %+v", g)

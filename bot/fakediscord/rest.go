@@ -478,4 +478,7 @@ func applyPayload(m *message, p *messagePayload, keepFlags int) {
 	if p.Flags != nil {
 		m.Flags = m.Flags&^keepFlags | *p.Flags&keepFlags
 	}
+	if p.AllowedMentions != nil {
+		m.AllowedMentions = p.AllowedMentions
+	}
 }

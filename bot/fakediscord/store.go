@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -41,21 +42,25 @@ type SelectOption struct {
 
 // Message is a snapshot of a message as the fake holds it.
 type Message struct {
-	ID            string
-	ChannelID     string
-	GuildID       string
-	Content       string
-	Rows          []Component // top-level action rows
-	Embeds        []*discordgo.MessageEmbed
-	Attachments   []Attachment // files uploaded with the message or its edits
-	Flags         int
-	Ephemeral     bool   // only VisibleTo can see it
-	VisibleTo     string // user ID for ephemeral messages
-	Loading       bool   // a deferred "is thinking..." placeholder not yet edited
-	InteractionID string // the interaction this message answers, if any
-	Created       time.Time
-	Edited        time.Time // zero if never edited
-	Deleted       bool
+	ID          string
+	ChannelID   string
+	GuildID     string
+	Content     string
+	Rows        []Component // top-level action rows
+	Embeds      []*discordgo.MessageEmbed
+	Attachments []Attachment // files uploaded with the message or its edits
+	Flags       int
+	// AllowedMentions is whom the last create or edit let the message
+	// ping (nil if it did not say: Discord's default, everyone named).
+	// Discord does not show it in messages; the fake keeps it for tests.
+	AllowedMentions *discordgo.MessageAllowedMentions
+	Ephemeral       bool   // only VisibleTo can see it
+	VisibleTo       string // user ID for ephemeral messages
+	Loading         bool   // a deferred "is thinking..." placeholder not yet edited
+	InteractionID   string // the interaction this message answers, if any
+	Created         time.Time
+	Edited          time.Time // zero if never edited
+	Deleted         bool
 }
 
 // Buttons returns every component inside the message's rows, in order.
@@ -85,6 +90,7 @@ type message struct {
 	Embeds                 json.RawMessage
 	Attachments            []Attachment
 	Flags                  int
+	AllowedMentions        *discordgo.MessageAllowedMentions
 	VisibleTo              string
 	InteractionID          string
 	InteractionType        int
@@ -134,6 +140,11 @@ func (m *message) snapshot() Message {
 	out := Message{ID: m.ID, ChannelID: m.ChannelID, GuildID: m.GuildID, Content: m.Content, Flags: m.Flags,
 		Ephemeral: m.Flags&FlagEphemeral != 0, VisibleTo: m.VisibleTo, Loading: m.Flags&FlagLoading != 0,
 		InteractionID: m.InteractionID, Created: m.Created, Edited: m.Edited, Deleted: m.Deleted}
+	if m.AllowedMentions != nil {
+		am := *m.AllowedMentions
+		am.Parse, am.Roles, am.Users = slices.Clone(am.Parse), slices.Clone(am.Roles), slices.Clone(am.Users)
+		out.AllowedMentions = &am
+	}
 	var rows []wireComponent
 	if len(m.Components) > 0 && json.Unmarshal(m.Components, &rows) == nil {
 		for _, r := range rows {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
 )
 
 // Discord JSON error codes the fake returns.
@@ -90,6 +92,8 @@ type messagePayload struct {
 	Components *json.RawMessage `json:"components"`
 	Embeds     *json.RawMessage `json:"embeds"`
 	Flags      *int             `json:"flags"`
+	// AllowedMentions says whom the message may ping.
+	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions"`
 	// Attachments lists the attachments an edit keeps (and describes new
 	// uploads); see keptAttachments.
 	Attachments *json.RawMessage `json:"attachments"`

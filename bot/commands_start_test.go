@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -104,15 +103,7 @@ func tournamentCmd(t *testing.T, sub string, kv ...any) *discordgo.ApplicationCo
 		"name": SubTournament, "type": discordgo.ApplicationCommandOptionSubCommandGroup,
 		"options": []any{map[string]any{"name": sub, "type": discordgo.ApplicationCommandOptionSubCommand, "options": opts}},
 	}}}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d discordgo.ApplicationCommandInteractionData
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	return &d
+	return commandData(t, raw)
 }
 
 // TestParseTournamentStart: the start option of /ttt tournament create

@@ -153,6 +153,12 @@ func cmd(t testing.TB, name, sub string, opts ...any) *discordgo.ApplicationComm
 		"options":  []any{map[string]any{"name": sub, "type": 1, "options": list}},
 		"resolved": map[string]any{"users": map[string]any{"999": map[string]any{"id": "999", "username": "robot", "bot": true}}},
 	}
+	return commandData(t, raw)
+}
+
+// commandData decodes a command's data as Discord sends it.
+func commandData(t testing.TB, raw map[string]any) *discordgo.ApplicationCommandInteractionData {
+	t.Helper()
 	b, err := json.Marshal(raw)
 	if err != nil {
 		t.Fatal(err)

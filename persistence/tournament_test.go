@@ -221,6 +221,20 @@ func TestTournamentDue(t *testing.T) {
 	}
 }
 
+// guildTournamentIDs lists the IDs of guild's tournaments, oldest first.
+func guildTournamentIDs(t *testing.T, s *persistence.Store, guild string) []string {
+	t.Helper()
+	got, err := s.GuildTournaments(sessCtx(t), guild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tn := range got {
+		ids = append(ids, tn.ID)
+	}
+	return ids
+}
+
 func TestGuildTournaments(t *testing.T) {
 	e := newSessEnv(t, persistence.Options{})
 	ctx := sessCtx(t)
@@ -239,15 +253,7 @@ func TestGuildTournaments(t *testing.T) {
 	if err := e.rdb.Del(ctx, "ttt:tn:{a}").Err(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.GuildTournaments(ctx, "G")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, tn := range got {
-		ids = append(ids, tn.ID)
-	}
-	if !slices.Equal(ids, []string{"b", "c"}) {
+	if ids := guildTournamentIDs(t, s, "G"); !slices.Equal(ids, []string{"b", "c"}) {
 		t.Fatalf("guild G's tournaments %v, want b, c (oldest first; a is gone)", ids)
 	}
 }
@@ -391,14 +397,7 @@ func TestTournamentNames(t *testing.T) {
 			}
 		}
 	}
-	got, err := s.GuildTournaments(ctx, "G")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, tn := range got {
-		ids = append(ids, tn.ID)
-	}
+	ids := guildTournamentIDs(t, s, "G")
 	slices.Sort(ids)
 	if want := []string{"n1", "n10", "n5", "n6", "n7", "n8"}; !slices.Equal(ids, want) {
 		t.Fatalf("guild G lists %v, want %v (no refused create listed)", ids, want)

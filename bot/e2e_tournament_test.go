@@ -565,21 +565,36 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 
 	// A player who stays in the other game for the tournament's time per
 	// move forfeits, and the channel is told once, both players pinged.
-	const stuck, waiting, pal = "3004", "3005", "3006"
+	// The other player was busy too, first, but stopped: their clock
+	// stopped with it.
+	const stuck, waiting, pal, pal2 = "3004", "3005", "3006", "3007"
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Stuck"},
 		fakediscord.Option{Name: "format", Value: "round-robin"}, fakediscord.Option{Name: "turn-time", Value: "2m"})
 	m = e.signup("Stuck")
 	_, join = e.button(&m, bot.ActionTournament)
-	e.click(stuck, m.ID, join.CustomID)
 	e.click(waiting, m.ID, join.CustomID)
-	r, _ = e.command(stuck, bot.SubChallenge, opponentOpt(pal))
-	_, accept = e.button(r.Message, bot.ActionAccept)
-	e.trackedChallenge(r.Message, bot.ActionAccept)
-	board, _ = e.click(pal, r.Message.ID, accept.CustomID)
-	e.tracked(board.Message)
+	e.click(stuck, m.ID, join.CustomID)
+	friendly := func(user, friend string) fakediscord.Response {
+		r, _ := e.command(user, bot.SubChallenge, opponentOpt(friend))
+		_, accept := e.button(r.Message, bot.ActionAccept)
+		e.trackedChallenge(r.Message, bot.ActionAccept)
+		board, _ := e.click(friend, r.Message.ID, accept.CustomID)
+		e.tracked(board.Message)
+		return board
+	}
+	friendly(stuck, pal)
+	board = friendly(waiting, pal2)
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Stuck"})
-	e.tournamentOf("Stuck", "waiting for a busy player", func(t *persistence.Tournament) bool {
-		return len(t.Games) == 1 && !t.Games[0].Busy.IsZero()
+	e.tournamentOf("Stuck", "waiting for two busy players", func(t *persistence.Tournament) bool {
+		return len(t.Games) == 1 && !t.Games[0].BusyX.IsZero() && !t.Games[0].BusyO.IsZero()
+	})
+	_, resign = e.button(board.Message, bot.ActionResign)
+	e.click(waiting, board.Message.ID, resign.CustomID)
+	e.sweepsIdle()
+	clk.Advance(10 * time.Second)
+	e.tournamentOf("Stuck", "with one busy player left", func(t *persistence.Tournament) bool {
+		p := t.Games[0]
+		return p.BusyX.IsZero() != p.BusyO.IsZero() && p.Result == ""
 	})
 	for range 5 { // two minutes, in the steps a sweeper's retries take
 		e.sweepsIdle()

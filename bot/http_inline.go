@@ -114,7 +114,7 @@ func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *disco
 // afterDeferral turns a first response given after the endpoint deferred
 // into what Discord accepts then: an edit of the deferred message, with
 // its text, embeds, buttons and attachments (a chart, a bracket); or, for
-// a new message answering a click, a follow-up.
+// a private message answering a click, a private follow-up.
 func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options []discordgo.RequestOption) error {
 	switch resp.Type {
 	case discordgo.InteractionResponseDeferredChannelMessageWithSource, discordgo.InteractionResponseDeferredMessageUpdate:
@@ -127,10 +127,13 @@ func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.
 	if data == nil {
 		data = &discordgo.InteractionResponseData{}
 	}
-	if i.Type == discordgo.InteractionMessageComponent && resp.Type == discordgo.InteractionResponseChannelMessageWithSource {
+	if i.Type == discordgo.InteractionMessageComponent && resp.Type == discordgo.InteractionResponseChannelMessageWithSource &&
+		data.Flags&discordgo.MessageFlagsEphemeral != 0 {
 		// A click was deferred as an update of its message (the board):
-		// a new message (a private refusal) must not go over the board,
-		// so it is a follow-up, private if it was to be.
+		// a private answer (a refusal) must not go over the board, so it
+		// is a private follow-up. (A public one, a rematch's new board,
+		// still replaces the clicked message, which the bot then tracks
+		// as the original response.)
 		_, err := d.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: data.Content, Components: data.Components,
 			Embeds: data.Embeds, Files: data.Files, AllowedMentions: data.AllowedMentions, Flags: data.Flags}, options...)
 		return err

@@ -92,8 +92,8 @@ func TestAfterDeferral(t *testing.T) {
 
 // TestAfterDeferralClick: a click the endpoint deferred as an update of
 // the board, answered with a new private message (a refusal), gets a
-// private follow-up and leaves the board alone; answered with an update,
-// the board is edited.
+// private follow-up and leaves the board alone; answered with an update
+// or a public message, the board is edited.
 func TestAfterDeferralClick(t *testing.T) {
 	rec := &editRecorder{}
 	d := NewInlineDiscord(rec)
@@ -111,12 +111,15 @@ func TestAfterDeferralClick(t *testing.T) {
 		rec.followups[0].Flags != discordgo.MessageFlagsEphemeral {
 		t.Fatalf("edits %d, follow-ups %+v; want one private follow-up and the board untouched", len(rec.edits), rec.followups)
 	}
-	update := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseUpdateMessage,
-		Data: &discordgo.InteractionResponseData{Content: "board"}}
-	if err := d.InteractionRespond(i, update); err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.edits) != 1 || *rec.edits[0].Content != "board" {
-		t.Fatalf("edits %+v; want the board edited", rec.edits)
+	for n, typ := range []discordgo.InteractionResponseType{discordgo.InteractionResponseUpdateMessage, discordgo.InteractionResponseChannelMessageWithSource} {
+		// An update of the board, and a public new message (a rematch's
+		// board), which the bot tracks as the original response.
+		resp := &discordgo.InteractionResponse{Type: typ, Data: &discordgo.InteractionResponseData{Content: "board"}}
+		if err := d.InteractionRespond(i, resp); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.edits) != n+1 || *rec.edits[n].Content != "board" || len(rec.followups) != 1 {
+			t.Fatalf("response type %d: edits %+v, %d follow-ups; want the board edited", typ, rec.edits, len(rec.followups))
+		}
 	}
 }

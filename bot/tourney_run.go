@@ -434,16 +434,12 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 				s, err = b.store.Game(ctx, id) // created meanwhile
 			}
 		}
-		var be *persistence.BusyError
-		if errors.As(err, &be) {
+		if errors.Is(err, persistence.ErrBusy) {
 			// A player is in another game here: tried again soon, and
 			// forfeited if it lasts.
-			if t, err = b.waitForBusy(ctx, t, i, id, be.User); err != nil {
+			var r time.Duration
+			if t, r, err = b.waitForBusy(ctx, t, i, id); err != nil {
 				errs = append(errs, err)
-			}
-			r := time.Nanosecond // forfeited: at once (its notice, the next round)
-			if p := t.Games[i]; p.Result == "" {
-				r = busyRetry(b.now().Sub(p.Busy))
 			}
 			if retry == 0 || r < retry {
 				retry = r
@@ -459,12 +455,22 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 				if i >= len(t.Games) || t.Games[i].Game != id || t.Games[i].Created {
 					return errUnchanged
 				}
+				if t.Games[i].Result != "" {
+					return errForfeited
+				}
 				t.Games[i].Created = true
 				return nil
 			})
 			switch {
 			case err == nil:
 				t = next
+			case errors.Is(err, errForfeited):
+				// Scored meanwhile (a forfeit, by a process whose claim
+				// came after this one's lease): the game is not played.
+				if _, err := b.store.EndByModerator(ctx, id, 0); err != nil && !errors.Is(err, persistence.ErrNotLive) {
+					errs = append(errs, err)
+				}
+				continue
 			case !errors.Is(err, errUnchanged):
 				errs = append(errs, err)
 				continue
@@ -487,41 +493,100 @@ func busyPatience(t *persistence.Tournament) time.Duration {
 	return DefaultTurnTime
 }
 
-// waitForBusy records that the game of pairing i (reserved as id) cannot
-// start because user has another live game in the channel; once that has
-// lasted busyPatience, user forfeits it, and the outbox has the channel
-// told. It returns the tournament as it is now.
-func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int, id persistence.GameID, user string) (*persistence.Tournament, error) {
+// errForfeited ends an update of a pairing that was scored meanwhile.
+var errForfeited = errors.New("bot: tournament pairing already scored")
+
+// waitForBusy deals with the game of pairing i (reserved as id), which
+// could not start because a player has another live game in the channel.
+// Each player's clock (Pairing.BusyX, BusyO) runs while they keep it
+// from starting, and restarts when they stop; a game of a tournament
+// does not count (they are playing a game they must). A player whose
+// clock reaches busyPatience forfeits (of two, the one busy longer), and
+// the outbox has the channel told. It returns the tournament as it is
+// now and how soon to look again.
+func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int, id persistence.GameID) (*persistence.Tournament, time.Duration, error) {
+	p := t.Games[i]
+	counted := map[string]bool{}
+	for _, user := range []string{p.X, p.O} {
+		if !snowflake(user) {
+			continue // a computer player is never busy
+		}
+		g, err := b.store.ActiveGame(ctx, t.Channel, user)
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return t, tournamentDue, err
+		}
+		other, err := b.store.Game(ctx, g)
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return t, tournamentDue, err
+		}
+		counted[user] = g != id && (other == nil || other.Tournament == "")
+	}
 	now := b.now()
 	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 		if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
 			return errUnchanged
 		}
 		p := &t.Games[i]
-		if p.Game != id || p.Created || p.Result != "" || (user != p.X && user != p.O) {
+		if p.Game != id || p.Created || p.Result != "" {
 			return errUnchanged
 		}
-		switch {
-		case p.Busy.IsZero():
-			p.Busy = now
-		case now.Sub(p.Busy) >= busyPatience(t):
+		changed := false
+		for _, c := range []struct {
+			user  string
+			clock *time.Time
+		}{{p.X, &p.BusyX}, {p.O, &p.BusyO}} {
+			switch {
+			case counted[c.user] && c.clock.IsZero():
+				*c.clock, changed = now, true
+			case !counted[c.user] && !c.clock.IsZero():
+				*c.clock, changed = time.Time{}, true
+			}
+		}
+		loser, since := "", now
+		for _, c := range []struct {
+			user  string
+			clock time.Time
+		}{{p.X, p.BusyX}, {p.O, p.BusyO}} {
+			if !c.clock.IsZero() && now.Sub(c.clock) >= busyPatience(t) && c.clock.Before(since) {
+				loser, since = c.user, c.clock
+			}
+		}
+		if loser != "" {
 			p.Result = resultO
-			if user == p.O {
+			if loser == p.O {
 				p.Result = resultX
 			}
-			p.Forfeit, p.BusyForfeit, p.Notice = true, user, true
-		default:
+			p.Forfeit, p.BusyForfeit, p.Notice, changed = true, loser, true, true
+		}
+		if !changed {
 			return errUnchanged
 		}
 		return nil
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
-		return t, nil
 	case err != nil:
-		return t, err
+		return t, tournamentDue, err
+	default:
+		t = next
 	}
-	return next, nil
+	p = t.Games[i]
+	if p.Result != "" {
+		return t, time.Nanosecond, nil // forfeited: at once (its notice, the next round)
+	}
+	if len(counted) == 0 {
+		return t, time.Nanosecond, nil // the other game just ended: at once
+	}
+	retry := tournamentDue / 4 // busy only in a tournament's game
+	for _, clock := range []time.Time{p.BusyX, p.BusyO} {
+		if !clock.IsZero() {
+			retry = min(retry, busyRetry(now.Sub(clock)))
+		}
+	}
+	return t, retry, nil
 }
 
 // createTournamentGame creates the game of pairing p with its reserved ID.

@@ -145,9 +145,11 @@ type Pairing struct {
 	// CoinFlip marks the coin flip that decided an elimination match
 	// drawn twice (its replay, X and O swapped, is a pairing of its own).
 	CoinFlip bool `json:"coin,omitempty"`
-	// Busy is when its game was first found unable to start because a
-	// player had another live game in the channel; zero if never.
-	Busy time.Time `json:"busy,omitzero"`
+	// BusyX and BusyO are since when X and O have kept its game from
+	// starting by having another live game in the channel (zero while
+	// they do not).
+	BusyX time.Time `json:"bx,omitzero"`
+	BusyO time.Time `json:"bo,omitzero"`
 	// BusyForfeit names the player who forfeited by staying in that other
 	// game too long; Notice says the channel is still to be told (the
 	// outbox).
@@ -232,6 +234,14 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `)
 
+// tournamentKeepScript keeps a new tournament record KEYS[1] for good if
+// it is still at version 1 (an update since has set its life already: a
+// cancel, its retention time).
+var tournamentKeepScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'v') == '1' then redis.call('PERSIST', KEYS[1]) end
+return 1
+`)
+
 // tournamentUnnamedTTL is how long a new tournament's record lives until
 // its name is taken: a process that stops between the two leaves nothing
 // for long.
@@ -240,14 +250,15 @@ const tournamentUnnamedTTL = 10 * time.Minute
 // tournamentUpdateScript replaces the data of KEYS[1] with ARGV[2] if its
 // version is ARGV[1], and returns the new version; -1 if the version
 // differs, 0 if there is no record. ARGV[3], if not 0, is the record's
-// time to live in ms (a tournament that is over).
+// time to live in ms (a tournament that is over); 0 keeps it for good
+// (which also ends the short life of a record created but not yet named).
 var tournamentUpdateScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return 0 end
 if v ~= ARGV[1] then return -1 end
 local n = redis.call('HINCRBY', KEYS[1], 'v', 1)
 redis.call('HSET', KEYS[1], 'd', ARGV[2])
-if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 return n
 `)
 
@@ -284,7 +295,7 @@ func (s *Store) CreateTournament(ctx context.Context, t *Tournament) error {
 		}
 		return err
 	}
-	if err := s.rdb.Persist(ctx, key).Err(); err != nil {
+	if err := tournamentKeepScript.Run(ctx, s.rdb, []string{key}).Err(); err != nil {
 		return fmt.Errorf("persistence: keep tournament %s: %w", t.ID, err)
 	}
 	t.Version = 1

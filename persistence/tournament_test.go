@@ -405,6 +405,9 @@ func TestTournamentNames(t *testing.T) {
 	if ttl := e.rdb.PTTL(ctx, "ttt:tn:{n1}").Val(); ttl != -1 {
 		t.Fatalf("a named tournament's record expires in %v; want kept", ttl)
 	}
+	if ttl := e.rdb.PTTL(ctx, "ttt:tn:{n7}").Val(); ttl <= 0 {
+		t.Fatalf("an ended tournament's record: TTL %v; want its retention time", ttl)
+	}
 	names := e.rdb.HGetAll(ctx, "ttt:tn-names:{g:G}").Val()
 	if len(names) != 5 || slices.Contains(slices.Collect(maps.Values(names)), "n9") {
 		t.Fatalf("names %v: want 5 (n8 took n7's), none held by the gone n9 (listing frees them)", names)

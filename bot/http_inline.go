@@ -27,6 +27,25 @@ type InlineDiscord struct {
 
 	mu    sync.Mutex
 	slots map[*discordgo.Interaction]*inlineSlot
+	// redirects are the clicks whose new message went as a follow-up
+	// (see afterDeferral), kept as long as their token lives.
+	redirects map[*discordgo.Interaction]*redirect
+}
+
+// redirect is where the first response of a click went when the endpoint
+// had deferred it as an update of the clicked message: a follow-up, which
+// the interaction's edits and reads of its original response then reach.
+type redirect struct {
+	mu      sync.Mutex             // held while the follow-up is created
+	flags   discordgo.MessageFlags // of the follow-up (private or not)
+	msg     *discordgo.Message     // the follow-up; nil until the first edit of a deferred one
+	expires time.Time
+}
+
+// followupEditor edits a follow-up message; *discordgo.Session has it.
+// Without it, a click's new message replaces the clicked one.
+type followupEditor interface {
+	FollowupMessageEdit(interaction *discordgo.Interaction, messageID string, data *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
 }
 
 // Slot states.
@@ -46,7 +65,8 @@ type inlineSlot struct {
 // NewInlineDiscord returns an InlineDiscord that sends what is not
 // answered inline through rest, normally the *discordgo.Session.
 func NewInlineDiscord(rest Discord) *InlineDiscord {
-	return &InlineDiscord{Discord: rest, slots: map[*discordgo.Interaction]*inlineSlot{}}
+	return &InlineDiscord{Discord: rest, slots: map[*discordgo.Interaction]*inlineSlot{},
+		redirects: map[*discordgo.Interaction]*redirect{}}
 }
 
 var _ Discord = (*InlineDiscord)(nil)
@@ -113,30 +133,36 @@ func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *disco
 
 // afterDeferral turns a first response given after the endpoint deferred
 // into what Discord accepts then: an edit of the deferred message, with
-// its text, embeds, buttons and attachments (a chart, a bracket); or, for
-// a private message answering a click, a private follow-up.
+// its text, embeds, buttons and attachments (a chart, a bracket). A click
+// is deferred as an update of the clicked message (the board); a new
+// message answering it (a refusal, a rematch's board, a review) goes as a
+// follow-up instead, and the interaction's later edits and reads of its
+// original response reach that follow-up (see redirect).
 func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options []discordgo.RequestOption) error {
+	data := resp.Data
+	if data == nil {
+		data = &discordgo.InteractionResponseData{}
+	}
+	_, canRedirect := d.Discord.(followupEditor)
+	newMessage := resp.Type == discordgo.InteractionResponseChannelMessageWithSource ||
+		resp.Type == discordgo.InteractionResponseDeferredChannelMessageWithSource
+	if i.Type == discordgo.InteractionMessageComponent && newMessage && canRedirect {
+		r := d.redirectTo(i, data.Flags)
+		if resp.Type == discordgo.InteractionResponseDeferredChannelMessageWithSource {
+			return nil // the first edit creates it
+		}
+		_, err := r.create(func() (*discordgo.Message, error) {
+			return d.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: data.Content, Components: data.Components,
+				Embeds: data.Embeds, Files: data.Files, AllowedMentions: data.AllowedMentions, Flags: data.Flags}, options...)
+		})
+		return err
+	}
 	switch resp.Type {
 	case discordgo.InteractionResponseDeferredChannelMessageWithSource, discordgo.InteractionResponseDeferredMessageUpdate:
 		return nil // deferred already
 	case discordgo.InteractionResponseChannelMessageWithSource, discordgo.InteractionResponseUpdateMessage:
 	default:
 		return fmt.Errorf("bot: interaction %s: response type %d cannot follow a deferral", i.ID, resp.Type)
-	}
-	data := resp.Data
-	if data == nil {
-		data = &discordgo.InteractionResponseData{}
-	}
-	if i.Type == discordgo.InteractionMessageComponent && resp.Type == discordgo.InteractionResponseChannelMessageWithSource &&
-		data.Flags&discordgo.MessageFlagsEphemeral != 0 {
-		// A click was deferred as an update of its message (the board):
-		// a private answer (a refusal) must not go over the board, so it
-		// is a private follow-up. (A public one, a rematch's new board,
-		// still replaces the clicked message, which the bot then tracks
-		// as the original response.)
-		_, err := d.FollowupMessageCreate(i, true, &discordgo.WebhookParams{Content: data.Content, Components: data.Components,
-			Embeds: data.Embeds, Files: data.Files, AllowedMentions: data.AllowedMentions, Flags: data.Flags}, options...)
-		return err
 	}
 	edit := &discordgo.WebhookEdit{Content: &data.Content, Components: &data.Components,
 		AllowedMentions: data.AllowedMentions, Files: data.Files, Attachments: data.Attachments}
@@ -145,6 +171,51 @@ func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.
 	}
 	_, err := d.InteractionResponseEdit(i, edit, options...)
 	return err
+}
+
+// redirectTo records that i's first response goes to a follow-up with
+// flags, and drops the records whose token has expired.
+func (d *InlineDiscord) redirectTo(i *discordgo.Interaction, flags discordgo.MessageFlags) *redirect {
+	now := time.Now()
+	r := &redirect{flags: flags, expires: now.Add(interactionTokenLife)}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k, old := range d.redirects {
+		if now.After(old.expires) {
+			delete(d.redirects, k)
+		}
+	}
+	d.redirects[i] = r
+	return r
+}
+
+// redirectOf returns where i's first response went, or nil for @original.
+func (d *InlineDiscord) redirectOf(i *discordgo.Interaction) *redirect {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.redirects[i]
+}
+
+// create makes the follow-up with send, once; later calls return it.
+func (r *redirect) create(send func() (*discordgo.Message, error)) (*discordgo.Message, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.msg != nil {
+		return r.msg, nil
+	}
+	m, err := send()
+	if err != nil {
+		return nil, err
+	}
+	r.msg = m
+	return m, nil
+}
+
+// message is the follow-up, if it has been created.
+func (r *redirect) message() *discordgo.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.msg
 }
 
 // Retries of a REST call that Discord refuses because it has not taken in
@@ -158,6 +229,9 @@ const (
 // interaction answered inline it retries for about a second while Discord
 // answers Unknown Webhook: the edit can overtake the HTTP answer.
 func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error) {
+	if r := d.redirectOf(i); r != nil {
+		return d.editRedirected(i, r, edit, options)
+	}
 	var m *discordgo.Message
 	rewind, err := rewindable(edit.Files)
 	if err != nil {
@@ -169,6 +243,42 @@ func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *
 		return err
 	})
 	return m, err
+}
+
+// editRedirected applies an edit of i's original response to the
+// follow-up it went to: creating it, for the first edit after a deferred
+// new message, else editing it.
+func (d *InlineDiscord) editRedirected(i *discordgo.Interaction, r *redirect, edit *discordgo.WebhookEdit, options []discordgo.RequestOption) (*discordgo.Message, error) {
+	created := false
+	m, err := r.create(func() (*discordgo.Message, error) {
+		created = true
+		p := &discordgo.WebhookParams{Files: edit.Files, AllowedMentions: edit.AllowedMentions, Flags: r.flags}
+		if edit.Content != nil {
+			p.Content = *edit.Content
+		}
+		if edit.Components != nil {
+			p.Components = *edit.Components
+		}
+		if edit.Embeds != nil {
+			p.Embeds = *edit.Embeds
+		}
+		return d.FollowupMessageCreate(i, true, p, options...)
+	})
+	if err != nil || created {
+		return m, err
+	}
+	rewind, err := rewindable(edit.Files)
+	if err != nil {
+		return nil, err
+	}
+	fe := d.Discord.(followupEditor) // checked by afterDeferral
+	var out *discordgo.Message
+	err = d.retry(i, options, func() (err error) {
+		rewind()
+		out, err = fe.FollowupMessageEdit(i, m.ID, edit, options...)
+		return err
+	})
+	return out, err
 }
 
 // rewindable reads files whole so that a retried request sends them
@@ -206,6 +316,12 @@ func rewindable(files []*discordgo.File) (rewind func(), err error) {
 // to learn the board's message ID. Reading, unlike re-sending the board,
 // cannot put an older board back over one a click has already updated.
 func (d *InlineDiscord) InteractionResponse(i *discordgo.Interaction, options ...discordgo.RequestOption) (*discordgo.Message, error) {
+	if r := d.redirectOf(i); r != nil {
+		if m := r.message(); m != nil {
+			return m, nil
+		}
+		return nil, fmt.Errorf("bot: interaction %s: its response is not sent yet", i.ID)
+	}
 	f, ok := d.Discord.(originalFetcher)
 	if !ok {
 		return nil, fmt.Errorf("bot: %T cannot read an interaction's response", d.Discord)

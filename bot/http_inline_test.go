@@ -1,7 +1,9 @@
 package bot
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,7 +41,19 @@ type editRecorder struct {
 
 func (r *editRecorder) FollowupMessageCreate(_ *discordgo.Interaction, _ bool, data *discordgo.WebhookParams, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
 	r.followups = append(r.followups, data)
-	return &discordgo.Message{ID: "f"}, nil
+	return &discordgo.Message{ID: fmt.Sprint("f", len(r.followups)), Content: data.Content}, nil
+}
+
+// followupRecorder is an editRecorder that can also edit follow-ups, as
+// the real session can.
+type followupRecorder struct {
+	editRecorder
+	followupEdits []string // "<message ID>:<content>"
+}
+
+func (r *followupRecorder) FollowupMessageEdit(_ *discordgo.Interaction, id string, edit *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
+	r.followupEdits = append(r.followupEdits, id+":"+*edit.Content)
+	return &discordgo.Message{ID: id, Content: *edit.Content}, nil
 }
 
 func (r *editRecorder) InteractionResponseEdit(_ *discordgo.Interaction, edit *discordgo.WebhookEdit, _ ...discordgo.RequestOption) (*discordgo.Message, error) {
@@ -91,35 +105,82 @@ func TestAfterDeferral(t *testing.T) {
 }
 
 // TestAfterDeferralClick: a click the endpoint deferred as an update of
-// the board, answered with a new private message (a refusal), gets a
-// private follow-up and leaves the board alone; answered with an update
-// or a public message, the board is edited.
+// the clicked message (the board) and answered with a new message goes
+// to a follow-up, which the interaction's later edits and reads of its
+// original response then reach; the board is left alone. An update is
+// an edit of the board. Without follow-up edits, the old way: the board
+// is edited.
 func TestAfterDeferralClick(t *testing.T) {
+	ephemeral := discordgo.MessageFlagsEphemeral
+	tests := []struct {
+		name          string
+		typ           discordgo.InteractionResponseType
+		flags         discordgo.MessageFlags
+		edits         []string // then edits of the original response
+		wantFollowups []string // contents of follow-ups created
+		wantFUEdits   []string // edits of follow-ups, "<id>:<content>"
+		wantEdits     []string // edits of @original (the board)
+		wantRead      string   // the original response's ID, as the bot reads it
+	}{
+		{"private refusal", discordgo.InteractionResponseChannelMessageWithSource, ephemeral, nil,
+			[]string{"answer"}, nil, nil, "f1"},
+		{"rematch board, then a move on it", discordgo.InteractionResponseChannelMessageWithSource, 0, []string{"moved"},
+			[]string{"answer"}, []string{"f1:moved"}, nil, "f1"},
+		{"deferred review, then its text twice", discordgo.InteractionResponseDeferredChannelMessageWithSource, ephemeral, []string{"review", "review+"},
+			[]string{"review"}, []string{"f1:review+"}, nil, "f1"},
+		{"board update", discordgo.InteractionResponseUpdateMessage, 0, []string{"again"},
+			nil, nil, []string{"answer", "again"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &followupRecorder{}
+			d := NewInlineDiscord(rec)
+			i := &discordgo.Interaction{ID: "2", Type: discordgo.InteractionMessageComponent}
+			s := d.expect(i)
+			if typ, ok := d.deferSlot(i, s); !ok || typ != discordgo.InteractionResponseDeferredMessageUpdate {
+				t.Fatalf("deferSlot = %d, %v; want a deferred update", typ, ok)
+			}
+			resp := &discordgo.InteractionResponse{Type: tt.typ, Data: &discordgo.InteractionResponseData{Content: "answer", Flags: tt.flags}}
+			if err := d.InteractionRespond(i, resp); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range tt.edits {
+				if _, err := d.InteractionResponseEdit(i, &discordgo.WebhookEdit{Content: &e}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var followups, edits []string
+			for _, f := range rec.followups {
+				followups = append(followups, f.Content)
+				if f.Flags != tt.flags {
+					t.Errorf("follow-up %q flags %d; want %d", f.Content, f.Flags, tt.flags)
+				}
+			}
+			for _, e := range rec.edits {
+				edits = append(edits, *e.Content)
+			}
+			if !slices.Equal(followups, tt.wantFollowups) || !slices.Equal(rec.followupEdits, tt.wantFUEdits) || !slices.Equal(edits, tt.wantEdits) {
+				t.Fatalf("follow-ups %q, their edits %q, board edits %q; want %q, %q, %q",
+					followups, rec.followupEdits, edits, tt.wantFollowups, tt.wantFUEdits, tt.wantEdits)
+			}
+			if tt.wantRead != "" {
+				if m, err := d.InteractionResponse(i); err != nil || m.ID != tt.wantRead {
+					t.Fatalf("the original response reads as %+v, %v; want %s", m, err, tt.wantRead)
+				}
+			}
+		})
+	}
+
+	// A Discord that cannot edit follow-ups: the board is edited.
 	rec := &editRecorder{}
 	d := NewInlineDiscord(rec)
-	i := &discordgo.Interaction{ID: "2", Type: discordgo.InteractionMessageComponent}
-	s := d.expect(i)
-	if typ, ok := d.deferSlot(i, s); !ok || typ != discordgo.InteractionResponseDeferredMessageUpdate {
-		t.Fatalf("deferSlot = %d, %v; want a deferred update", typ, ok)
-	}
-	refusal := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Content: "Not your turn.", Flags: discordgo.MessageFlagsEphemeral}}
-	if err := d.InteractionRespond(i, refusal); err != nil {
+	i := &discordgo.Interaction{ID: "3", Type: discordgo.InteractionMessageComponent}
+	d.deferSlot(i, d.expect(i))
+	if err := d.InteractionRespond(i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: "answer"}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.edits) != 0 || len(rec.followups) != 1 || rec.followups[0].Content != "Not your turn." ||
-		rec.followups[0].Flags != discordgo.MessageFlagsEphemeral {
-		t.Fatalf("edits %d, follow-ups %+v; want one private follow-up and the board untouched", len(rec.edits), rec.followups)
-	}
-	for n, typ := range []discordgo.InteractionResponseType{discordgo.InteractionResponseUpdateMessage, discordgo.InteractionResponseChannelMessageWithSource} {
-		// An update of the board, and a public new message (a rematch's
-		// board), which the bot tracks as the original response.
-		resp := &discordgo.InteractionResponse{Type: typ, Data: &discordgo.InteractionResponseData{Content: "board"}}
-		if err := d.InteractionRespond(i, resp); err != nil {
-			t.Fatal(err)
-		}
-		if len(rec.edits) != n+1 || *rec.edits[n].Content != "board" || len(rec.followups) != 1 {
-			t.Fatalf("response type %d: edits %+v, %d follow-ups; want the board edited", typ, rec.edits, len(rec.followups))
-		}
+	if len(rec.edits) != 1 || len(rec.followups) != 0 {
+		t.Fatalf("without follow-up edits: %d edits, %d follow-ups; want the board edited", len(rec.edits), len(rec.followups))
 	}
 }

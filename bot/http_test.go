@@ -435,3 +435,55 @@ func FuzzEndpoint(f *testing.F) {
 		}
 	})
 }
+
+// TestHTTPDeferredClick: every answer is deferred (the Bot is always
+// slower than AnswerWithin). A stranger's click on a board, deferred as
+// an update of the board, is refused in a private follow-up, and the
+// board is left as it was; the player's own click then updates it.
+func TestHTTPDeferredClick(t *testing.T) {
+	t.Parallel()
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(5, 6))}, bot.EndpointOptions{AnswerWithin: time.Nanosecond})
+	// until waits for d's response that ok accepts.
+	until := func(d *fakediscord.Delivery, what string, ok func(fakediscord.Response) bool) fakediscord.Response {
+		t.Helper()
+		for {
+			r, err := d.Wait(e.ctx)
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", what, err)
+			}
+			if ok(r) {
+				return r
+			}
+		}
+	}
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
+		Options: []fakediscord.Option{{Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
+			Options: []fakediscord.Option{{Name: "level", Value: "random"}, {Name: "first", Value: "me"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := until(d, "the board", func(r fakediscord.Response) bool { return r.Message != nil && len(r.Message.Buttons()) > 0 })
+	board := *r.Message
+	e.tracked(&board)
+
+	rc, dc := e.click(bob, board.ID, e.cells(&board)[game.NewCell(1, 1)].CustomID)
+	if rc.Type != int(discordgo.InteractionResponseDeferredMessageUpdate) {
+		t.Fatalf("the stranger's click answered type %d first; want a deferred update", rc.Type)
+	}
+	refusal := until(dc, "the refusal", func(r fakediscord.Response) bool { return r.Kind != fakediscord.KindCallback })
+	want := e.cat.Text(bot.DefaultLocale, bot.KeyNotYourGame)
+	if refusal.Kind != fakediscord.KindFollowup || refusal.Message == nil || !refusal.Message.Ephemeral || refusal.Message.Content != want {
+		t.Fatalf("the refusal: %s %+v; want a private follow-up %q", refusal.Kind, refusal.Message, want)
+	}
+	if m, _ := e.srv.Message(board.ID); m.Content != board.Content || len(m.Buttons()) != len(board.Buttons()) {
+		t.Fatalf("the refusal changed the board: %q, was %q", m.Content, board.Content)
+	}
+
+	_, dm := e.click(alice, board.ID, e.cells(&board)[game.NewCell(1, 1)].CustomID)
+	moved := until(dm, "the move", func(r fakediscord.Response) bool { return r.Kind != fakediscord.KindCallback })
+	if moved.Kind != fakediscord.KindEditOriginal || moved.Message == nil || moved.Message.ID != board.ID || !moved.Message.Buttons()[4].Disabled {
+		t.Fatalf("the move: %s on %+v; want the board %s edited, b2 taken", moved.Kind, moved.Message, board.ID)
+	}
+	drain(t, e, procs)
+	e.noFailures()
+}

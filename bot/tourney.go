@@ -98,6 +98,18 @@ const (
 	resultDraw = "draw"
 )
 
+// forfeitResult is the stored result of a pairing lost without playing
+// by X (xLost), by O (oLost), or by both (a draw).
+func forfeitResult(xLost, oLost bool) string {
+	switch {
+	case xLost && oLost:
+		return resultDraw
+	case xLost:
+		return resultO
+	}
+	return resultX
+}
+
 // pairing is the stored form of an engine game (a new one: no result yet,
 // except a bye's or a coin flip's).
 func pairing(g tournament.Game) persistence.Pairing {

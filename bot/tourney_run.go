@@ -230,26 +230,19 @@ func forfeitForgotten(t *persistence.Tournament) bool {
 			continue
 		}
 		x, o := strings.HasPrefix(p.X, persistence.ForgottenPrefix), strings.HasPrefix(p.O, persistence.ForgottenPrefix)
-		switch {
-		case x && o:
-			t.Games[i].Result = resultDraw
-		case x:
-			t.Games[i].Result = resultO
-		case o:
-			t.Games[i].Result = resultX
-		default:
+		if !x && !o {
 			continue
 		}
-		t.Games[i].Forfeit, changed = true, true
+		t.Games[i].Result, t.Games[i].Forfeit, changed = forfeitResult(x, o), true, true
 	}
 	return changed
 }
 
 // postOutbox posts what the record has that its outbox does not say was
 // posted yet: the forfeits of busy players, each finished round's
-// standings, each round's announcement, the final message; and marks each in the record after posting it (see
-// postAndMark: only a process that dies between the two leaves a message
-// to be posted again).
+// standings, each round's announcement, the final message; and marks
+// each in the record after posting it (see postAndMark: only a process
+// that dies between the two leaves a message to be posted again).
 func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (*persistence.Tournament, error) {
 	mark := func(ctx context.Context, f func(t *persistence.Tournament)) error {
 		next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
@@ -345,14 +338,19 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 	if t.Due.IsZero() {
 		return nil
 	}
+	// done takes it out of the sweeps, its notice (if any) posted or
+	// given up.
+	done := func(ctx context.Context) error {
+		_, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+			t.Due, t.FinalPosted = time.Time{}, t.FinalPosted || t.TooFew
+			return nil
+		})
+		return err
+	}
 	if t.TooFew && !t.FinalPosted && b.now().Before(t.StartAt.Add(tooFewNoticeFor)) {
 		notice := &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()}
 		return b.postAndMark(ctx, t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
-			_, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-				t.Due, t.FinalPosted = time.Time{}, true
-				return nil
-			})
-			return err
+			return done(ctx)
 		}) // on an error, tried again at the next look
 	}
 	for _, p := range t.Games {
@@ -370,11 +368,7 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 			}
 		}
 	}
-	_, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-		t.Due, t.FinalPosted = time.Time{}, t.FinalPosted || t.TooFew
-		return nil
-	})
-	return err
+	return done(ctx)
 }
 
 // busyRetry is how soon a tournament is looked at again when a game of it
@@ -533,11 +527,12 @@ func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int,
 		if p.Game != id || p.Created || p.Result != "" {
 			return errUnchanged
 		}
-		changed := false
-		for _, c := range []struct {
+		clocks := []struct {
 			user  string
 			clock *time.Time
-		}{{p.X, &p.BusyX}, {p.O, &p.BusyO}} {
+		}{{p.X, &p.BusyX}, {p.O, &p.BusyO}}
+		changed := false
+		for _, c := range clocks {
 			switch {
 			case counted[c.user] && c.clock.IsZero():
 				*c.clock, changed = now, true
@@ -546,19 +541,13 @@ func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int,
 			}
 		}
 		loser, since := "", now
-		for _, c := range []struct {
-			user  string
-			clock time.Time
-		}{{p.X, p.BusyX}, {p.O, p.BusyO}} {
-			if !c.clock.IsZero() && now.Sub(c.clock) >= busyPatience(t) && c.clock.Before(since) {
-				loser, since = c.user, c.clock
+		for _, c := range clocks {
+			if !c.clock.IsZero() && now.Sub(*c.clock) >= busyPatience(t) && c.clock.Before(since) {
+				loser, since = c.user, *c.clock
 			}
 		}
 		if loser != "" {
-			p.Result = resultO
-			if loser == p.O {
-				p.Result = resultX
-			}
+			p.Result = forfeitResult(loser == p.X, loser == p.O)
 			p.Forfeit, p.BusyForfeit, p.Notice, changed = true, loser, true, true
 		}
 		if !changed {

@@ -233,12 +233,7 @@ func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *
 		return d.editRedirected(i, r, edit, options)
 	}
 	var m *discordgo.Message
-	rewind, err := rewindable(edit.Files)
-	if err != nil {
-		return nil, err
-	}
-	err = d.retry(i, options, func() (err error) {
-		rewind()
+	err := d.retryFiles(i, options, edit.Files, func() (err error) {
 		m, err = d.Discord.InteractionResponseEdit(i, edit, options...)
 		return err
 	})
@@ -267,14 +262,9 @@ func (d *InlineDiscord) editRedirected(i *discordgo.Interaction, r *redirect, ed
 	if err != nil || created {
 		return m, err
 	}
-	rewind, err := rewindable(edit.Files)
-	if err != nil {
-		return nil, err
-	}
 	fe := d.Discord.(followupEditor) // checked by afterDeferral
 	var out *discordgo.Message
-	err = d.retry(i, options, func() (err error) {
-		rewind()
+	err = d.retryFiles(i, options, edit.Files, func() (err error) {
 		out, err = fe.FollowupMessageEdit(i, m.ID, edit, options...)
 		return err
 	})
@@ -338,12 +328,7 @@ func (d *InlineDiscord) InteractionResponse(i *discordgo.Interaction, options ..
 // InteractionResponseEdit.
 func (d *InlineDiscord) FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error) {
 	var m *discordgo.Message
-	rewind, err := rewindable(data.Files)
-	if err != nil {
-		return nil, err
-	}
-	err = d.retry(i, options, func() (err error) {
-		rewind()
+	err := d.retryFiles(i, options, data.Files, func() (err error) {
 		m, err = d.Discord.FollowupMessageCreate(i, wait, data, options...)
 		return err
 	})
@@ -376,6 +361,19 @@ func (d *InlineDiscord) retry(i *discordgo.Interaction, options []discordgo.Requ
 		err = call()
 	}
 	return err
+}
+
+// retryFiles is retry for a call that uploads files: each try sends them
+// whole (see rewindable).
+func (d *InlineDiscord) retryFiles(i *discordgo.Interaction, options []discordgo.RequestOption, files []*discordgo.File, call func() error) error {
+	rewind, err := rewindable(files)
+	if err != nil {
+		return err
+	}
+	return d.retry(i, options, func() error {
+		rewind()
+		return call()
+	})
 }
 
 // isUnknownWebhook reports whether err is Discord's Unknown Webhook.

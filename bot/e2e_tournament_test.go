@@ -534,12 +534,17 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	e.click(busy, m.ID, join.CustomID)
 	e.click(other, m.ID, join.CustomID)
 
+	// friendly starts a game between user and friend in the channel.
+	friendly := func(user, friend string) fakediscord.Response {
+		r, _ := e.command(user, bot.SubChallenge, opponentOpt(friend))
+		_, accept := e.button(r.Message, bot.ActionAccept)
+		e.trackedChallenge(r.Message, bot.ActionAccept)
+		board, _ := e.click(friend, r.Message.ID, accept.CustomID)
+		e.tracked(board.Message)
+		return board
+	}
 	// busy is playing a friendly game in the channel.
-	r, _ := e.command(busy, bot.SubChallenge, opponentOpt(friend))
-	_, accept := e.button(r.Message, bot.ActionAccept)
-	e.trackedChallenge(r.Message, bot.ActionAccept)
-	board, _ := e.click(friend, r.Message.ID, accept.CustomID)
-	e.tracked(board.Message)
+	board := friendly(busy, friend)
 
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
 	tn := e.tournamentOf("Busy", "started with its game reserved", func(t *persistence.Tournament) bool {
@@ -574,14 +579,6 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	_, join = e.button(&m, bot.ActionTournament)
 	e.click(waiting, m.ID, join.CustomID)
 	e.click(stuck, m.ID, join.CustomID)
-	friendly := func(user, friend string) fakediscord.Response {
-		r, _ := e.command(user, bot.SubChallenge, opponentOpt(friend))
-		_, accept := e.button(r.Message, bot.ActionAccept)
-		e.trackedChallenge(r.Message, bot.ActionAccept)
-		board, _ := e.click(friend, r.Message.ID, accept.CustomID)
-		e.tracked(board.Message)
-		return board
-	}
 	friendly(stuck, pal)
 	board = friendly(waiting, pal2)
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Stuck"})

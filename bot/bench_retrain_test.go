@@ -96,7 +96,7 @@ func startRetrain(b *testing.B, store *persistence.Store, share float64) *retrai
 	go func() {
 		defer close(l.done)
 		for ctx.Err() == nil {
-			_, err := job.Run(ctx, retrain.Request{Rules: rules, Trigger: retrain.TriggerCLI, By: "bench"},
+			_, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true, Trigger: retrain.TriggerCLI, By: "bench"},
 				func(p retrain.Progress) {
 					if p.Stage == train.StageTraining && p.Epoch != nil {
 						l.epochs.Add(1)

@@ -34,7 +34,31 @@ var (
 	ErrLockLost = errors.New("retrain: lost the retrain lock")
 	// ErrBadRequest reports a request the job cannot run: no rules.
 	ErrBadRequest = errors.New("retrain: bad request")
+	// ErrTooFewGames reports a run refused because the board has fewer
+	// new games since the last run than Config.MinNewGames and the
+	// request did not set Force; the error is a *TooFewGamesError with
+	// the counts. Nothing was trained or published.
+	ErrTooFewGames = errors.New("retrain: too few new games")
 )
+
+// TooFewGamesError is the error of a run refused for too few new games;
+// it wraps ErrTooFewGames.
+type TooFewGamesError struct {
+	// Rules is the board; NewGames counts its new finished games since
+	// the last completed run, Min is Config.MinNewGames.
+	Rules    string
+	NewGames int
+	Min      int
+}
+
+// Error says what happened and what can be done.
+func (e *TooFewGamesError) Error() string {
+	return fmt.Sprintf("retrain: %s has %d new finished %s since the last run, fewer than the minimum of %d; wait for more games, or force the run",
+		e.Rules, e.NewGames, map[bool]string{true: "game", false: "games"}[e.NewGames == 1], e.Min)
+}
+
+// Unwrap returns ErrTooFewGames.
+func (e *TooFewGamesError) Unwrap() error { return ErrTooFewGames }
 
 // Defaults of Config and Gate, used when the field is zero.
 const (
@@ -76,8 +100,9 @@ type Config struct {
 	// Interval is the periodic trigger's period; 0 turns it off.
 	Interval time.Duration
 	// MinNewGames is how many new finished games a rules key needs since
-	// the last run for the periodic trigger to retrain it; 0 means
-	// DefaultMinNewGames.
+	// the last completed run: the periodic trigger skips a board with
+	// fewer, and Run refuses it (ErrTooFewGames) unless the request sets
+	// Force. 0 means DefaultMinNewGames.
 	MinNewGames int
 	// TimeLimit bounds a whole run; past it the run stops and the live
 	// model stays. 0 means DefaultTimeLimit.
@@ -142,6 +167,9 @@ type Request struct {
 	Trigger string
 	// By names who asked (a moderator's user ID, a host), for the report.
 	By string
+	// Force runs the job even with fewer new games than
+	// Config.MinNewGames (a moderator's or the CLI's explicit choice).
+	Force bool
 }
 
 // Progress reports how far a run has got.
@@ -298,6 +326,8 @@ func (j *Job) Run(ctx context.Context, req Request, progress func(Progress)) (Re
 				err = fmt.Errorf("%w; the run stopped: %w", cause, err)
 			}
 			r.rep.Outcome, r.rep.Reason = OutcomeFailed, "lost the retrain lock (its lease ran out); nothing published"
+		case errors.Is(err, ErrTooFewGames):
+			r.rep.Outcome, r.rep.Reason = OutcomeRefused, "refused: "+strings.TrimPrefix(err.Error(), "retrain: ")
 		default:
 			r.rep.Outcome, r.rep.Reason = OutcomeFailed, "failed: "+err.Error()
 		}

@@ -151,7 +151,7 @@ func TestRunPromotesAndPublishes(t *testing.T) {
 	ids := addGames(t, ctx, e.store, rules, 12, 1)
 	job := retrain.New(e.store, tinyConfig("proc-a"))
 	var st stages
-	rep, err := job.Run(ctx, retrain.Request{Rules: rules, Trigger: retrain.TriggerCLI, By: "test"}, st.progress)
+	rep, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true, Trigger: retrain.TriggerCLI, By: "test"}, st.progress)
 	if err != nil {
 		t.Fatalf("Run: %v\n%+v", err, rep)
 	}
@@ -202,7 +202,7 @@ func TestRunPromotesAndPublishes(t *testing.T) {
 	// A second run: new games counted from the checkpoint, warm start from
 	// the live model, the head-to-head rule.
 	more := addGames(t, ctx, e.store, rules, 3, 2)
-	rep, err = job.Run(ctx, retrain.Request{Rules: rules, Trigger: retrain.TriggerModerator}, nil)
+	rep, err = job.Run(ctx, retrain.Request{Rules: rules, Force: true, Trigger: retrain.TriggerModerator}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,13 +223,13 @@ func TestRunRejectsAndKeepsCandidate(t *testing.T) {
 	ctx := testCtx(t)
 	rules := classic(t)
 	addGames(t, ctx, e.store, rules, 5, 1)
-	if _, err := retrain.New(e.store, tinyConfig("proc-a")).Run(ctx, retrain.Request{Rules: rules}, nil); err != nil {
+	if _, err := retrain.New(e.store, tinyConfig("proc-a")).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := addGames(t, ctx, e.store, rules, 2, 2)
 	cfg := tinyConfig("proc-a")
 	cfg.Gate.Margin = -1 // the candidate would have to score 1.5 against the live model
-	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules}, nil)
+	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil {
 		t.Fatalf("a rejection is not an error: %v", err)
 	}
@@ -264,7 +264,7 @@ func TestRunNoLiveModelRejects(t *testing.T) {
 	rules := classic(t)
 	cfg := tinyConfig("proc-a")
 	cfg.Gate = retrain.Gate{Games: 4, Margin: -1, Baselines: []string{"random"}} // beat a random mover by a whole point: impossible
-	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules}, nil)
+	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestRunExclusive(t *testing.T) {
 	results := make(chan result, 2)
 	for i, j := range jobs {
 		go func() {
-			rep, err := j.Run(ctx, retrain.Request{Rules: rules}, func(p retrain.Progress) {
+			rep, err := j.Run(ctx, retrain.Request{Rules: rules, Force: true}, func(p retrain.Progress) {
 				// The holder waits, lock held, until the other has tried.
 				if p.Stage == "corpus" {
 					if _, again := holders.LoadOrStore(i, true); !again {
@@ -351,7 +351,7 @@ func TestRunSkipsCorruptRecords(t *testing.T) {
 		bad = append(bad, id)
 	}
 	last := addGames(t, ctx, e.store, rules, 2, 2)
-	rep, err := retrain.New(e.store, tinyConfig("proc-a")).Run(ctx, retrain.Request{Rules: rules}, nil)
+	rep, err := retrain.New(e.store, tinyConfig("proc-a")).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestRunTimeLimit(t *testing.T) {
 	cfg.TimeLimit = 150 * time.Millisecond
 	cfg.Train.Epochs = 100_000 // far more than fits
 	start := time.Now()
-	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules}, nil)
+	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if !errors.Is(err, retrain.ErrTimedOut) {
 		t.Fatalf("Run: %v; want ErrTimedOut", err)
 	}
@@ -411,11 +411,11 @@ func TestRunAfterKilledHolder(t *testing.T) {
 	}
 	taken := time.Now()
 	job := retrain.New(e.store, tinyConfig("proc-a"))
-	if _, err := job.Run(ctx, retrain.Request{Rules: rules}, nil); !errors.Is(err, retrain.ErrRunning) || !strings.Contains(err.Error(), "killed-proc") {
+	if _, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil); !errors.Is(err, retrain.ErrRunning) || !strings.Contains(err.Error(), "killed-proc") {
 		t.Fatalf("run during the dead holder's lease: %v; want ErrRunning naming killed-proc", err)
 	}
 	time.Sleep(time.Until(taken.Add(lease + 50*time.Millisecond)))
-	rep, err := job.Run(ctx, retrain.Request{Rules: rules}, nil)
+	rep, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil || !rep.Promoted {
 		t.Fatalf("run after the lease: %v, %q", err, rep.Reason)
 	}
@@ -432,7 +432,7 @@ func TestRunLockLost(t *testing.T) {
 	cfg.Lease = 150 * time.Millisecond
 	cfg.Train.Epochs = 100_000
 	var once sync.Once
-	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules}, func(p retrain.Progress) {
+	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules, Force: true}, func(p retrain.Progress) {
 		if p.Stage == "training" {
 			once.Do(func() {
 				if err := e.rdb.Del(ctx, lockKey).Err(); err != nil {
@@ -458,7 +458,7 @@ func TestRunCorruptLiveModel(t *testing.T) {
 	rules := classic(t)
 	addGames(t, ctx, e.store, rules, 3, 1)
 	// Good weights to ship: a first run's.
-	if _, err := retrain.New(e.store, tinyConfig("proc-a")).Run(ctx, retrain.Request{Rules: rules}, nil); err != nil {
+	if _, err := retrain.New(e.store, tinyConfig("proc-a")).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, shipped, err := e.store.LoadModel(ctx, "3x3k3", 1)
@@ -522,7 +522,7 @@ func TestRunCorruptLiveModel(t *testing.T) {
 			tt.breakIt(t, cur)
 			cfg := tinyConfig("proc-a")
 			cfg.Defaults = tt.defaults
-			rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules}, nil)
+			rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 			if err != nil {
 				t.Fatalf("Run: %v; want a fallback, not a failure", err)
 			}
@@ -624,7 +624,7 @@ func TestRunBadRequest(t *testing.T) {
 	}
 	cfg := tinyConfig("a")
 	cfg.Gate.Baselines = []string{"grandmaster"}
-	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: classic(t)}, nil)
+	rep, err := retrain.New(e.store, cfg).Run(ctx, retrain.Request{Rules: classic(t), Force: true}, nil)
 	if !errors.Is(err, retrain.ErrBadRequest) || rep.Training != nil {
 		t.Fatalf("unknown baseline: %v (trained: %v); want ErrBadRequest before training", err, rep.Training != nil)
 	}

@@ -42,7 +42,7 @@ func TestRunYieldsToPlayers(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		rep, err := job.Run(ctx, retrain.Request{Rules: rules, Trigger: retrain.TriggerCLI}, func(p retrain.Progress) {
+		rep, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true, Trigger: retrain.TriggerCLI}, func(p retrain.Progress) {
 			if p.Stage == "training" {
 				trained.Store(true)
 			}

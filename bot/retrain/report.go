@@ -14,6 +14,7 @@ const (
 	OutcomeRejected = "rejected"  // the gate refused it; it was kept for inspection
 	OutcomeTimedOut = "timed out" // the time limit cut the run off
 	OutcomeFailed   = "failed"    // an error stopped the run
+	OutcomeRefused  = "refused"   // too few new games and not forced: nothing trained
 )
 
 // Report describes one run; it encodes as the JSON of "bot retrain

@@ -54,6 +54,9 @@ func (r *run) do(ctx context.Context) error {
 		return err
 	}
 	r.rep.Durations.Corpus = seconds(now().Sub(t0))
+	if n, least := r.rep.Corpus.NewGames, j.cfg.MinNewGames; n < least && !r.req.Force {
+		return &TooFewGamesError{Rules: r.rules, NewGames: n, Min: least}
+	}
 
 	// 2. The live model.
 	r.stage("model", 0, 0, nil)

@@ -22,17 +22,18 @@ import (
 func retrainCommand() *command {
 	return &command{
 		name:     "retrain",
-		synopsis: "[-rules R] [-epochs E] [-gate-games N] [-lease D] [-json]",
+		synopsis: "[-rules R] [-force] [-epochs E] [-gate-games N] [-lease D] [-json]",
 		summary:  "run the retrain job once (for cron): train, gate and publish a board's network",
 		about: `Retrain runs the retrain job that serve runs periodically and moderators
 start with /ttt-admin retrain: it trains a new network for a board on the
 corpus, plays it against the live model and the fixed baselines, and
 publishes it to the model registry (every running bot switches to it) only
 if it is no worse; a rejected candidate is kept for inspection. With
--rules it retrains that board whatever the number of new games; without,
-it goes through every preset board and skips those with fewer than
-RETRAIN_MIN_GAMES new finished games since their last run, like the
-periodic job. Progress goes to standard error; the report (-json: as JSON)
+-rules it retrains that board, and refuses (exit 2) when it has fewer
+than RETRAIN_MIN_GAMES new finished games since its last run; -force runs
+it anyway. Without -rules it goes through every preset board and skips
+those with fewer new games, like the periodic job (-force: none is
+skipped). Progress goes to standard error; the report (-json: as JSON)
 to standard output.
 
 Only one job runs at a time across all processes: if another holds the
@@ -72,6 +73,7 @@ func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error 
 		lease = v
 		return nil
 	})
+	force := fs.Bool("force", false, "retrain even with fewer than RETRAIN_MIN_GAMES new games since the last run")
 	asJSON := fs.Bool("json", false, "print the report as JSON (an array of reports without -rules)")
 	if err := e.parseFlags(cmd, fs, args); err != nil {
 		return err
@@ -115,7 +117,7 @@ func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error 
 		bar.update(p.Stage, p.Done, p.Total, p.Epoch)
 	}
 	if only != nil {
-		rep, err := job.Run(ctx, retrain.Request{Rules: *only, Trigger: retrain.TriggerCLI, By: host}, progress)
+		rep, err := job.Run(ctx, retrain.Request{Rules: *only, Trigger: retrain.TriggerCLI, By: host, Force: *force}, progress)
 		bar.finish()
 		if err != nil {
 			return retrainError(*only, rep, err)
@@ -133,12 +135,12 @@ func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error 
 		if err != nil {
 			return err
 		}
-		if n < job.Config().MinNewGames {
+		if n < job.Config().MinNewGames && !*force {
 			fmt.Fprintf(e.stderr, "%s: %d new %s since the last run, fewer than RETRAIN_MIN_GAMES (%d); skipped\n",
 				r, n, plural(n, "game", "games"), job.Config().MinNewGames)
 			continue
 		}
-		rep, err := job.Run(ctx, retrain.Request{Rules: r, Trigger: retrain.TriggerCLI, By: host}, progress)
+		rep, err := job.Run(ctx, retrain.Request{Rules: r, Trigger: retrain.TriggerCLI, By: host, Force: *force}, progress)
 		bar.finish()
 		if err != nil {
 			if *asJSON && rep.Rules != "" {
@@ -182,7 +184,11 @@ func retrainConfig(s retrainSettings) retrain.Config {
 // retrainError turns a failed run into the command's error, with a
 // message of its own when another process holds the lock.
 func retrainError(r game.Rules, rep retrain.Report, err error) error {
+	var few *retrain.TooFewGamesError
 	switch {
+	case errors.As(err, &few):
+		return badInput("%s: %d new finished %s since the last run, fewer than RETRAIN_MIN_GAMES (%d); nothing was trained. Wait for more games, or add -force",
+			r, few.NewGames, plural(few.NewGames, "game", "games"), few.Min)
 	case errors.Is(err, retrain.ErrRunning):
 		msg := strings.TrimPrefix(err.Error(), retrain.ErrRunning.Error())
 		msg = strings.Trim(msg, " ()")

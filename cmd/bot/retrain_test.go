@@ -20,7 +20,7 @@ import (
 )
 
 // quickRetrain are flags that keep a 3x3k3 retrain run to a few seconds.
-var quickRetrain = []string{"-rules", "3x3k3", "-epochs", "2", "-gate-games", "10"}
+var quickRetrain = []string{"-rules", "3x3k3", "-force", "-epochs", "2", "-gate-games", "10"}
 
 // retrainStore starts a private Redis for the test, points REDIS_URL at
 // it, imports the test corpus and returns a Store on it.
@@ -72,6 +72,13 @@ func TestRetrainOnce(t *testing.T) {
 		}
 	default:
 		t.Errorf("outcome %q", rep.Outcome)
+	}
+
+	// Without -force, a board with too few new games is refused: exit 2,
+	// nothing trained.
+	r = runFixed(t, "", "retrain", "-rules", "3x3k3")
+	if r.code != exitInput || r.stdout != "" || !strings.Contains(r.stderr, "3x3k3: 0 new finished games since the last run, fewer than RETRAIN_MIN_GAMES (50); nothing was trained. Wait for more games, or add -force") {
+		t.Errorf("unforced: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 
 	// The summary without -json, after the checkpoint moved: no new games.
@@ -221,7 +228,7 @@ func TestRetrainKilledMidTraining(t *testing.T) {
 	bin := buildBot(t)
 
 	const lease = 2 * time.Second
-	cmd := exec.Command(bin, "retrain", "-rules", "3x3k3", "-epochs", "100000", "-lease", lease.String())
+	cmd := exec.Command(bin, "retrain", "-rules", "3x3k3", "-force", "-epochs", "100000", "-lease", lease.String())
 	cmd.Env = append(os.Environ(), "REDIS_URL="+addr)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

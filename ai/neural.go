@@ -63,16 +63,42 @@ func playable(m Models, r game.Rules) error {
 	return noModel(m, r)
 }
 
-// noModel returns ErrNoModel for r, naming the rules m has networks for
-// when it can tell (as *nn.Set can).
-func noModel(m Models, r game.Rules) error {
-	if lister, ok := m.(interface{ Rules() []string }); ok {
-		if have := lister.Rules(); len(have) > 0 {
-			return fmt.Errorf("%w: %s; there are networks for %s", ErrNoModel, r, strings.Join(have, ", "))
-		}
-		return fmt.Errorf("%w: %s; no network is loaded for any rules", ErrNoModel, r)
+// NoModelError is the error of a network level asked to play rules it has
+// no network for; it wraps ErrNoModel. It says which rules do have a
+// network when the level's Models can tell (as *nn.Set can, and so the
+// live set of a bot process), so that callers can offer those boards.
+type NoModelError struct {
+	// Rules are the rules without a network.
+	Rules game.Rules
+	// Listed reports whether the Models could tell which rules have a
+	// network; Have lists them (sorted, as the Models give them), empty
+	// when none has.
+	Listed bool
+	Have   []string
+}
+
+// Error says which rules have no network and, when known, which have one.
+func (e *NoModelError) Error() string {
+	switch {
+	case !e.Listed:
+		return fmt.Sprintf("%v: %s", ErrNoModel, e.Rules)
+	case len(e.Have) == 0:
+		return fmt.Sprintf("%v: %s; no network is loaded for any rules", ErrNoModel, e.Rules)
 	}
-	return fmt.Errorf("%w: %s", ErrNoModel, r)
+	return fmt.Sprintf("%v: %s; there are networks for %s", ErrNoModel, e.Rules, strings.Join(e.Have, ", "))
+}
+
+// Unwrap returns ErrNoModel.
+func (e *NoModelError) Unwrap() error { return ErrNoModel }
+
+// noModel returns a *NoModelError for r, naming the rules m has networks
+// for when it can tell.
+func noModel(m Models, r game.Rules) error {
+	e := &NoModelError{Rules: r}
+	if lister, ok := m.(interface{ Rules() []string }); ok {
+		e.Listed, e.Have = true, lister.Rules()
+	}
+	return e
 }
 
 // fixed is Models for a single network.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,8 +206,13 @@ func TestRegistryPlays(t *testing.T) {
 	set.Put(neuralNet(t, "4x3xox", 1), nn.Meta{})
 	classic, xox := game.Classic(), neuralNet(t, "4x3xox", 1).Rules()
 	for _, name := range []string{"neural", "Humanlike "} {
-		if err := reg.Plays(name, classic); !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "4x3xox") {
+		err := reg.Plays(name, classic)
+		if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "4x3xox") {
 			t.Errorf("%s on 3x3k3: %v; want ErrNoModel naming 4x3xox", name, err)
+		}
+		var nm *NoModelError
+		if !errors.As(err, &nm) || !nm.Rules.Equal(classic) || !nm.Listed || !slices.Equal(nm.Have, []string{"4x3xox"}) {
+			t.Errorf("%s on 3x3k3: %#v; want a *NoModelError for 3x3k3 listing 4x3xox", name, nm)
 		}
 		if err := reg.Plays(name, xox); err != nil {
 			t.Errorf("%s on 4x3xox: %v", name, err)

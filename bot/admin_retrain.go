@@ -31,6 +31,9 @@ const (
 	KeyNoModel = "reply.no_model"
 	// keyNoModelLevel is KeyNoModel naming the level and the board.
 	keyNoModelLevel = "error.no_model"
+	// keyNoModelBoards is keyNoModelLevel listing the boards that have a
+	// network.
+	keyNoModelBoards = "error.no_model_boards"
 	// keyNoRollback says there is no earlier version to roll back to.
 	keyNoRollback = "model.no_rollback"
 )
@@ -379,12 +382,18 @@ func (b *Bot) model(ctx context.Context, c *call, r ModelRequest) error {
 
 // checkNetwork refuses, before a game starts, a level that cannot play
 // its rules now: a level that plays a network on rules that have none
-// (ai.Registry.Plays fails with ai.ErrNoModel).
+// (ai.Registry.Plays fails with ai.ErrNoModel). The refusal lists the
+// boards that have a network now, as the level's models say (in serve the
+// live set: shipped weights or a published registry version).
 func (b *Bot) checkNetwork(loc discordgo.Locale, level string, rules game.Rules) error {
 	err := b.levels.Plays(level, rules)
 	if !errors.Is(err, ai.ErrNoModel) {
 		return nil // it plays, or fails later (an unknown level) where that is handled
 	}
-	return &UserError{Key: keyNoModelLevel, Vars: []string{"level", b.render.levelText(loc, level),
-		"rules", b.render.rulesText(loc, rules)}, Err: err}
+	vars := []string{"level", b.render.levelText(loc, level), "rules", b.render.rulesText(loc, rules)}
+	var nm *ai.NoModelError
+	if errors.As(err, &nm) && len(nm.Have) > 0 {
+		return &UserError{Key: keyNoModelBoards, Vars: append(vars, "boards", b.render.boardsText(loc, nm.Have)), Err: err}
+	}
+	return &UserError{Key: keyNoModelLevel, Vars: vars, Err: err}
 }

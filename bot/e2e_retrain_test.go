@@ -264,10 +264,10 @@ func TestE2ERetrain(t *testing.T) {
 	e.playVsRandom(alice)
 	e.playVsRandom(bob)
 
-	// No network for 4x4: the neural level says so.
+	// No network for 4x4: the neural level says so, and where it plays.
 	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "board", Value: "4x4k4"})
-	if want := e.cat.Text(bot.DefaultLocale, "error.no_model", "level", e.cat.Text(bot.DefaultLocale, "level.neural"),
-		"rules", e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "4", "cols", "4", "k", "4")); r.Message.Content != want || !r.Message.Ephemeral {
+	if want := e.cat.Text(bot.DefaultLocale, "error.no_model_boards", "level", e.cat.Text(bot.DefaultLocale, "level.neural"),
+		"rules", rulesText(t, e.cat, bot.DefaultLocale, "4x4k4"), "boards", rulesText(t, e.cat, bot.DefaultLocale, "3x3k3")); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("neural on 4x4 answered %q, want an ephemeral %q", r.Message.Content, want)
 	}
 

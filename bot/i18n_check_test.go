@@ -143,9 +143,14 @@ func worst(c *Catalog, loc discordgo.Locale) map[string]string {
 	for _, l := range Levels() {
 		levels = append(levels, c.Text(loc, "level."+string(l)))
 	}
+	var boards []string
+	for _, p := range Presets() {
+		boards = append(boards, c.Text(loc, "choice.board."+p.Key))
+	}
 	channels := strings.TrimSpace(strings.Repeat("<#123456789012345678> ", 25))
 	cells := strings.TrimSuffix(strings.Repeat("**e5**, ", 25), ", ")
 	return map[string]string{
+		"boards":   strings.Join(boards, " · "),
 		"channels": channels,
 		"levels":   strings.Join(levels, ", "),
 		"locales":  strings.Join(slicesOf(DiscordLocales()), ", "),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -389,6 +390,27 @@ func (r *Renderer) seatName(loc discordgo.Locale, st persistence.Seat) string {
 		return mention(st.User)
 	}
 	return r.cat.Text(loc, "player.open")
+}
+
+// boardsText lists boards given by their rules keys, in the order of the
+// board menu (any others after, as given): "3×3, 3 in a row · 4×3 X-O-X".
+func (r *Renderer) boardsText(loc discordgo.Locale, keys []string) string {
+	rank := func(k string) int {
+		if i := slices.Index(presetKeys[:], k); i >= 0 {
+			return i
+		}
+		return len(presetKeys)
+	}
+	keys = slices.Clone(keys)
+	slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k
+		if rules, err := game.ParseRules(k); err == nil {
+			parts[i] = r.rulesText(loc, rules)
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 // rulesText describes rules: "4×4, 3 in a row" or "4×3 X-O-X".

@@ -86,10 +86,15 @@ func TestRetrainGolden(t *testing.T) {
 	}
 }
 
-// TestModelGolden pins /ttt-admin model's messages in every locale.
+// TestModelGolden pins /ttt-admin model's messages in every locale, and
+// the refusals of a network level on a board without a network.
 func TestModelGolden(t *testing.T) {
 	r := testRenderer(t)
 	eval, err := json.Marshal(testReport().Gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sixBySix, err := game.ParseRules("6x6k4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +119,9 @@ func TestModelGolden(t *testing.T) {
 				"rolled_back": r.ModelRolledBack(loc, game.Classic(), "100", persistence.ModelMeta{Rules: "3x3k3", Version: 2, Created: fixedNow}),
 				"no_rollback": r.Error(loc, &UserError{Key: keyNoRollback, Vars: []string{"rules", r.rulesText(loc, game.Classic())}}),
 				"no_model":    r.Error(loc, &UserError{Key: keyNoModelLevel, Vars: []string{"level", r.levelText(loc, "neural"), "rules", r.rulesText(loc, game.Classic())}}),
-				"running":     r.Error(loc, &UserError{Key: KeyRetrainRunning}),
+				"no_model_boards": r.Error(loc, &UserError{Key: keyNoModelBoards, Vars: []string{"level", r.levelText(loc, "humanlike"), "rules", r.rulesText(loc, sixBySix),
+					"boards", r.boardsText(loc, []string{"5x5k4", "3x3k3", "7x7k5", "4x3xox", "4x4k3"})}}),
+				"running": r.Error(loc, &UserError{Key: KeyRetrainRunning}),
 			}
 			got := wireJSON(t, out)
 			if strings.Contains(string(got), "[[") {

@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/tournament"
+	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -73,6 +74,13 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentReques
 	case TournamentAddAI:
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
+		}
+		rules, err := game.ParseRules(t.Rules)
+		if err != nil {
+			return fmt.Errorf("bot: tournament %s: %w", t.ID, err)
+		}
+		if err := b.checkNetwork(c.loc, r.Level, rules); err != nil {
+			return err
 		}
 		if next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 			return joinTournament(t, persistence.Entrant{ID: "ai:" + r.Level})

@@ -64,6 +64,11 @@ func runArena(ctx context.Context, e *env, cmd *command, args []string) error {
 	if *opening && len(r.Openings()) == 0 {
 		return badInput("-opening: %s has no random opening; only the X-O-X variant (like 4x3xox) has one", r)
 	}
+	for _, side := range []struct{ flag, level string }{{"-x", *xLevel}, {"-o", *oLevel}} {
+		if err := e.checkNetwork(side.flag, side.level, r); err != nil {
+			return err
+		}
+	}
 	xOpts, oOpts := xf.over(shared), of.over(shared)
 	xFactory, err := e.factory("-x", *xLevel, xOpts)
 	if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"strings"
 	"sync"
 
 	"github.com/tttbot/ttt-bot/ai"
@@ -77,4 +79,40 @@ func loadShipped(report func(rules string, err error)) *nn.Set {
 		set.Put(n, meta)
 	}
 	return set
+}
+
+// checkNetwork refuses, as bad input naming flag, a level that plays a
+// network on rules r that have none (ai.Registry.Plays fails with
+// ai.ErrNoModel), and says which boards the network levels do play. A
+// command calls it once the rules are known and before it prints anything;
+// any other level, an unknown one included, passes (building the player
+// reports that).
+func (e *env) checkNetwork(flag, level string, r game.Rules) error {
+	var nm *ai.NoModelError
+	if err := e.levels.Plays(level, r); !errors.As(err, &nm) {
+		return nil
+	}
+	name := strings.ToLower(strings.TrimSpace(level))
+	switch {
+	case !nm.Listed:
+		return badInput("%s %s: no network for %s", flag, name, r)
+	case len(nm.Have) == 0:
+		return badInput("%s %s: no network for %s; no weights are shipped for any board", flag, name, r)
+	}
+	netLevels := []string{name} // the levels that play a network (r has none for them), this one first
+	for _, l := range e.levels.Names() {
+		if l != name && errors.Is(e.levels.Plays(l, r), ai.ErrNoModel) {
+			netLevels = append(netLevels, l)
+		}
+	}
+	return badInput("%s %s: no network for %s; %s %s %s (the boards with shipped weights)", flag, name, r,
+		andList(netLevels), plural(len(netLevels), "plays", "play"), strings.Join(nm.Have, ", "))
+}
+
+// andList joins words as "a", "a and b" or "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -136,3 +136,22 @@ func TestLine(t *testing.T) {
 		t.Errorf("dashed line = %s; want %s", got, want)
 	}
 }
+
+func TestDrawable(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"", true},
+		{"accuracy 100%", true},
+		{"3X3K3 RETRAIN - PROMOTED", true},
+		{"held–out", false}, // an en dash
+		{"α", false},
+		{"_", false},
+	}
+	for _, tt := range tests {
+		if got := Drawable(tt.s); got != tt.want {
+			t.Errorf("Drawable(%q) = %v; want %v", tt.s, got, tt.want)
+		}
+	}
+}

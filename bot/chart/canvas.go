@@ -68,15 +68,43 @@ func (c *Canvas) VLine(x, y0, y1 int, ci uint8) { c.Fill(x, y0, 1, y1-y0+1, ci) 
 // each step a 2x2 square to the right of and below the point), dashed if
 // asked: 6 steps on, 4 off along the major axis.
 func (c *Canvas) Line(x0, y0, x1, y1 int, ci uint8, dashed bool) {
+	c.line(x0, y0, x1, y1, ci, dashed, 0, false)
+}
+
+// Polyline draws Line through pts in order, a single point as a 2x2
+// square. A dashed polyline carries its dash pattern on from one segment
+// to the next, so a curve of many short segments (a training curve of
+// hundreds of epochs) is dashed too, where lines drawn one by one would
+// each start with a dash and join into a solid line.
+func (c *Canvas) Polyline(pts []image.Point, ci uint8, dashed bool) {
+	if len(pts) == 1 {
+		c.Fill(pts[0].X, pts[0].Y, 2, 2, ci)
+		return
+	}
+	step := 0
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		// The first point of a segment is the last of the one before.
+		step = c.line(a.X, a.Y, b.X, b.Y, ci, dashed, step, i > 1)
+	}
+}
+
+// line draws Line's steps, numbering them from step (the dash pattern's
+// phase) and leaving out the first if skipFirst; it returns the number
+// after the last.
+func (c *Canvas) line(x0, y0, x1, y1 int, ci uint8, dashed bool, step int, skipFirst bool) int {
 	dx, dy := abs(x1-x0), -abs(y1-y0)
 	sx, sy := sign(x1-x0), sign(y1-y0)
 	err := dx + dy
-	for i := 0; ; i++ {
-		if !dashed || i%10 < 6 {
-			c.Fill(x0, y0, 2, 2, ci)
+	for first := true; ; first = false {
+		if !first || !skipFirst {
+			if !dashed || step%10 < 6 {
+				c.Fill(x0, y0, 2, 2, ci)
+			}
+			step++
 		}
 		if x0 == x1 && y0 == y1 {
-			return
+			return step
 		}
 		e2 := 2 * err
 		if e2 >= dy {

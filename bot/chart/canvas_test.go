@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"image"
 	"image/color"
 	"image/png"
 	"math"
@@ -134,5 +135,59 @@ func TestLine(t *testing.T) {
 	// 16-19 off, 20 on.
 	if want := "111111100011111110001100000000"; string(got) != want {
 		t.Errorf("dashed line = %s; want %s", got, want)
+	}
+}
+
+// TestPolyline checks that a dashed polyline of one-step segments keeps
+// its dash pattern (Line by Line would paint them all), that a solid one
+// draws what Line does, and that a single point is a 2x2 square.
+func TestPolyline(t *testing.T) {
+	row := func(c *Canvas) string {
+		var got []byte
+		for x := range 30 {
+			got = append(got, '0'+c.img.ColorIndexAt(x, 1))
+		}
+		return string(got)
+	}
+	var pts []image.Point
+	for x := range 21 {
+		pts = append(pts, image.Pt(x, 1))
+	}
+	pal := color.Palette{color.White, color.Black}
+	dashed, line := NewCanvas(30, 4, pal), NewCanvas(30, 4, pal)
+	dashed.Polyline(pts, 1, true)
+	line.Line(0, 1, 20, 1, 1, true)
+	if got, want := row(dashed), row(line); got != want {
+		t.Errorf("dashed polyline of 1-pixel segments = %s; want %s, the dashed line's", got, want)
+	}
+	solid, line := NewCanvas(30, 4, pal), NewCanvas(30, 4, pal)
+	solid.Polyline([]image.Point{{0, 1}, {7, 1}, {20, 1}}, 1, false)
+	line.Line(0, 1, 20, 1, 1, false)
+	if !bytes.Equal(solid.img.Pix, line.img.Pix) {
+		t.Error("a solid polyline differs from the line it follows")
+	}
+	dot := NewCanvas(4, 4, pal)
+	dot.Polyline([]image.Point{{1, 1}}, 1, true)
+	if got := row(dot)[:4]; got != "0110" {
+		t.Errorf("a one-point polyline paints row 1 as %s; want 0110", got)
+	}
+}
+
+func TestDrawable(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"", true},
+		{"accuracy 100%", true},
+		{"3X3K3 RETRAIN - PROMOTED", true},
+		{"held–out", false}, // an en dash
+		{"α", false},
+		{"_", false},
+	}
+	for _, tt := range tests {
+		if got := Drawable(tt.s); got != tt.want {
+			t.Errorf("Drawable(%q) = %v; want %v", tt.s, got, tt.want)
+		}
 	}
 }

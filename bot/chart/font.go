@@ -49,7 +49,7 @@ var glyphs = map[rune][5]uint8{
 	'-': {0, 0, 0b111, 0, 0},
 	'+': {0, 0b010, 0b111, 0b010, 0},
 	'=': {0, 0b111, 0, 0b111, 0},
-	'%': {0b101, 0b001, 0b010, 0b100, 0b101},
+	'%': {0b100, 0b001, 0b010, 0b100, 0b001}, // not 101 at the ends: that reads as Z
 	':': {0, 0b010, 0, 0b010, 0},
 	'/': {0b001, 0b001, 0b010, 0b100, 0b100},
 	'(': {0b010, 0b100, 0b100, 0b100, 0b010},
@@ -77,6 +77,18 @@ func TextWidth(s string, scale int) int {
 
 // TextHeight returns the height in pixels of text drawn at scale.
 func TextHeight(scale int) int { return glyphH * scale }
+
+// Drawable reports whether the font has every character of s (letters in
+// either case), so that Text draws no '?' in place of one: a chart checks
+// its fixed words with it in a test.
+func Drawable(s string) bool {
+	for _, ch := range s {
+		if _, ok := glyphs[unicode.ToUpper(ch)]; !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // Text draws s with its top-left corner at (x, y), each font pixel a
 // scale x scale square of colour ci. The font has digits, the Latin

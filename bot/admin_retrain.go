@@ -90,7 +90,7 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 	}
 	run := &retrainRun{
 		i: c.i, loc: c.pub, received: b.now(),
-		req:     retrain.Request{Rules: r.Rules, Trigger: retrain.TriggerModerator, By: c.user},
+		req:     retrain.Request{Rules: r.Rules, Trigger: retrain.TriggerModerator, By: c.user, Force: r.Force},
 		started: make(chan error, 1), answered: make(chan bool, 1),
 	}
 	select {
@@ -118,7 +118,11 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	b.audit(ctx, c, "retrain", r.Rules.String())
+	detail := r.Rules.String()
+	if r.Force {
+		detail += " forced"
+	}
+	b.audit(ctx, c, "retrain", detail)
 	if err := b.respond(ctx, c, respMessage, b.render.RetrainStarted(c.pub, r.Rules, c.user)); err != nil {
 		return err
 	}

@@ -287,19 +287,23 @@ func TestE2ERetrain(t *testing.T) {
 	r, _ = e.admin(bob, 0, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
 	e.wantReply(r, bot.KeyNotModerator)
 
+	// Two games are fewer than the job's minimum: every retrain here is
+	// forced.
+	force := fakediscord.Option{Name: "force", Value: true}
+
 	// Another process is retraining: refused at once.
 	lock, err := p2.store.AcquireLock(ctx, retrain.LockName, "bot-2", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.admin(alice, mod, bot.SubRetrain)
+	r, _ = e.admin(alice, mod, bot.SubRetrain, force)
 	e.wantReply(r, bot.KeyRetrainRunning)
 	if err := p2.store.ReleaseLock(ctx, lock); err != nil {
 		t.Fatal(err)
 	}
 
 	// The retrain: an answer at once, progress, then the report.
-	r, d := e.admin(alice, mod, bot.SubRetrain)
+	r, d := e.admin(alice, mod, bot.SubRetrain, force)
 	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
 	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
 		t.Fatalf("retrain answered %q (ephemeral %v), want a public %q", r.Message.Content, r.Message.Ephemeral, want)
@@ -309,6 +313,10 @@ func TestE2ERetrain(t *testing.T) {
 	games := e.cat.Text(bot.DefaultLocale, "retrain.games", "games", e.cat.Plural(bot.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
 	if f := report.Message.Embeds[0].Fields; len(f) == 0 || f[0].Value != games {
 		t.Fatalf("report fields %+v, want first %q", f, games)
+	}
+	// The server's audit log says the retrain was forced.
+	if log, err := p1.store.AuditLog(ctx, e2eGuild, 1); err != nil || len(log) != 1 || log[0].Action != "retrain" || log[0].Detail != "3x3k3 forced" {
+		t.Fatalf("audit log %+v %v, want the forced retrain of 3x3k3 last", log, err)
 	}
 	for i, p := range []*modelProcess{p1, p2} {
 		waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
@@ -374,7 +382,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 	e, _, stop := newRetrainE2E(t, ctx, rsrv, p, cfg, nil)
 	e.playVsRandom(alice)
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	_, d := e.admin(alice, mod, bot.SubRetrain)
+	_, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "force", Value: true}) // one game
 	for {
 		r, err := d.Wait(ctx)
 		if err != nil {
@@ -414,7 +422,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 func (e *e2e) retrainPastToken(clk *settableClock, v int64) {
 	e.t.Helper()
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	r, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "board", Value: "3x3k3"})
+	r, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "force", Value: true})
 	msg := r.Message.ID
 	if pr, err := d.Wait(e.ctx); err != nil || pr.Kind != fakediscord.KindEditOriginal {
 		e.t.Fatalf("no progress before the token expired: %+v %v", pr, err)

@@ -27,6 +27,10 @@ const (
 	// KeyRetrainOff refuses a retrain on a bot without a retrain job or
 	// without a running RunSweeper loop.
 	KeyRetrainOff = "reply.retrain_off"
+	// KeyRetrainTooFew refuses a retrain without the force option on a
+	// board with fewer new games since the last retrain than the job's
+	// minimum ({rules}, {new}, {min}); nothing was trained.
+	KeyRetrainTooFew = "reply.retrain_too_few"
 	// KeyNoModel refuses a neural level on a board without a network.
 	KeyNoModel = "reply.no_model"
 	// keyNoModelLevel is KeyNoModel naming the level and the board.
@@ -48,6 +52,11 @@ const (
 	// take the lock (or fail to) before answering, so that "already
 	// running" is answered as such; past it, it answers "started".
 	retrainStartWait = time.Second
+	// newGamesWait bounds the count of a board's new games before a
+	// retrain without the force option; past it the job's own check
+	// decides. With retrainStartWait it stays well within the 3 seconds
+	// Discord gives the first answer.
+	newGamesWait = 500 * time.Millisecond
 	// interactionTokenLife is how long Discord accepts an interaction's
 	// token for edits; tokenMargin is how long before that the bot stops
 	// using it.
@@ -83,17 +92,26 @@ type retrainRun struct {
 	viaChannel bool   // the token is expired: edit through the channel API
 }
 
-// retrainCommand handles /ttt-admin retrain: it hands the run to the
+// retrainCommand handles /ttt-admin retrain: without the force option it
+// first counts the board's new games and refuses, privately, when they
+// are fewer than the job's minimum; then it hands the run to the
 // RunSweeper loop, waits briefly for the job to take the lock, and answers
 // that it started (a public message the progress and report then
-// replace), or that a retrain is already running.
+// replace), or that a retrain is already running. The job checks the
+// count again under its lock (another run may have used the games in
+// between), and endRetrain shows that refusal on the message.
 func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) error {
 	if b.retrain == nil {
 		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: no retrain job configured")}
 	}
+	if !r.Force {
+		if err := b.checkNewGames(ctx, c, r.Rules); err != nil {
+			return err
+		}
+	}
 	run := &retrainRun{
 		i: c.i, loc: c.pub, received: b.now(),
-		req:     retrain.Request{Rules: r.Rules, Trigger: retrain.TriggerModerator, By: c.user},
+		req:     retrain.Request{Rules: r.Rules, Trigger: retrain.TriggerModerator, By: c.user, Force: r.Force},
 		started: make(chan error, 1), answered: make(chan bool, 1),
 	}
 	select {
@@ -109,9 +127,12 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 	defer t.Stop()
 	select {
 	case err := <-run.started:
+		var few *retrain.TooFewGamesError
 		switch {
 		case errors.Is(err, retrain.ErrRunning):
 			return &UserError{Key: KeyRetrainRunning, Err: err}
+		case errors.As(err, &few):
+			return b.tooFewGames(c.loc, r.Rules, few.NewGames, few.Min, err)
 		case errors.Is(err, context.Canceled):
 			return &UserError{Key: KeyRetrainOff, Err: err} // the loop is stopping
 		case err != nil:
@@ -121,12 +142,49 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	b.audit(ctx, c, "retrain", r.Rules.String())
+	detail := r.Rules.String()
+	if r.Force {
+		detail += " forced"
+	}
+	b.audit(ctx, c, "retrain", detail)
 	if err := b.respond(ctx, c, respMessage, b.render.RetrainStarted(c.pub, r.Rules, c.user)); err != nil {
 		return err
 	}
 	answered = true
 	return nil
+}
+
+// checkNewGames refuses a retrain of rules when the board has fewer new
+// games since the last retrain than the job's minimum. It is the cheap
+// check, made before anything is shown or locked: it counts only the new
+// games. When they cannot be counted in time, it lets the run go on (a
+// warning is logged) and the job's own check decides.
+func (b *Bot) checkNewGames(ctx context.Context, c *call, rules game.Rules) error {
+	cctx, cancel := context.WithTimeout(ctx, newGamesWait)
+	defer cancel()
+	n, err := b.retrain.NewGames(cctx, rules)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.warnings = append(c.warnings, fmt.Errorf("bot: new games not counted before the retrain; the job checks them: %w", err))
+		return nil
+	}
+	if least := b.retrain.Config().MinNewGames; n < least {
+		return b.tooFewGames(c.loc, rules, n, least, &retrain.TooFewGamesError{Rules: rules.String(), NewGames: n, Min: least})
+	}
+	return nil
+}
+
+// tooFewGames is the refusal of a retrain of rules with n new games, fewer
+// than least, in loc.
+func (b *Bot) tooFewGames(loc discordgo.Locale, rules game.Rules, n, least int, err error) *UserError {
+	return &UserError{Key: KeyRetrainTooFew, Vars: b.tooFewVars(loc, rules, n, least), Err: err}
+}
+
+// tooFewVars are the values of KeyRetrainTooFew's placeholders in loc.
+func (b *Bot) tooFewVars(loc discordgo.Locale, rules game.Rules, n, least int) []string {
+	return []string{"rules", b.render.rulesText(loc, rules), "new", b.render.cat.Number(loc, n), "min", b.render.cat.Number(loc, least)}
 }
 
 // runRetrain runs a retrain under ctx (the RunSweeper loop's), edits the
@@ -249,15 +307,21 @@ func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep r
 	if rep.Published != nil {
 		attrs = append(attrs, "version", rep.Published.Version)
 	}
+	var few *retrain.TooFewGamesError
 	switch {
 	case errors.Is(err, retrain.ErrRunning):
 		log.Info("bot: retrain refused: another one is running", "err", err)
 		if shown { // the lock was slow to answer: the message said "started"
-			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
-			defer cancel()
-			if err := b.editRetrain(ectx, run, b.render.cat.Text(run.loc, KeyRetrainRunning), nil, nil); err != nil {
-				log.Warn("bot: show a refused retrain", "err", err)
-			}
+			b.showRefused(ctx, run, b.render.cat.Text(run.loc, KeyRetrainRunning), log)
+		}
+		return
+	case errors.As(err, &few):
+		// The games counted before the run were used by another run in
+		// between, or could not be counted in time: the message, which
+		// said "started", says why nothing was trained.
+		log.Info("bot: retrain refused: too few new games", "new_games", few.NewGames, "min_new_games", few.Min, "err", err)
+		if shown {
+			b.showRefused(ctx, run, b.render.cat.Text(run.loc, KeyRetrainTooFew, b.tooFewVars(run.loc, run.req.Rules, few.NewGames, few.Min)...), log)
 		}
 		return
 	case err != nil && !stopped:
@@ -286,6 +350,16 @@ func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep r
 	embed := b.render.RetrainReport(run.loc, rep, outcome, limit, chart != nil)
 	if err := b.editRetrain(ectx, run, "", []*discordgo.MessageEmbed{embed}, chart); err != nil {
 		log.Error("bot: show the retrain report", "err", err)
+	}
+}
+
+// showRefused replaces the message of a run the job refused with text,
+// even when ctx (the loop's) has ended.
+func (b *Bot) showRefused(ctx context.Context, run *retrainRun, text string, log *slog.Logger) {
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editTimeout)
+	defer cancel()
+	if err := b.editRetrain(ectx, run, text, nil, nil); err != nil {
+		log.Warn("bot: show a refused retrain", "err", err)
 	}
 }
 

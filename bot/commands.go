@@ -72,6 +72,7 @@ const (
 	optUser       = "user"
 	optScope      = "scope"
 	optRollback   = "rollback"
+	optForce      = "force"
 	optGame       = "game"
 	optKind       = "kind"
 	optSetting    = "setting"
@@ -243,7 +244,7 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 		DefaultMemberPermissions: &perms,
 		Contexts:                 &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
 		Options: []*discordgo.ApplicationCommandOption{
-			b.sub(SubRetrain, board()),
+			b.sub(SubRetrain, board(), b.option(discordgo.ApplicationCommandOptionBoolean, optForce, false)),
 			b.sub(SubModel, board(), b.option(discordgo.ApplicationCommandOptionBoolean, optRollback, false)),
 			b.sub(SubEndGame),
 			b.sub(SubSettings),

@@ -385,6 +385,9 @@ type RetrainRequest struct {
 	// Rules is the board whose network to retrain: the board option, else
 	// 3x3 (one board per run: the job holds a lock shared by all boards).
 	Rules game.Rules
+	// Force runs the job even when the board has fewer new games since
+	// the last retrain than the job's minimum (retrain.Request.Force).
+	Force bool
 }
 
 // ModelRequest is /ttt-admin model.
@@ -553,9 +556,10 @@ func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseCon
 	case AdminCommandName + " " + SubForgetGuild:
 		req = ForgetServerRequest{}
 	case AdminCommandName + " " + SubRetrain:
-		var r game.Rules
-		if r, err = o.rules(); err == nil {
-			req = RetrainRequest{Rules: r}
+		var r RetrainRequest
+		if r.Rules, err = o.rules(); err == nil {
+			r.Force, _, err = o.boolean(optForce)
+			req = r
 		}
 	case AdminCommandName + " " + SubModel:
 		var r ModelRequest

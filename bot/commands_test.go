@@ -222,6 +222,7 @@ func TestParseCommand(t *testing.T) {
 		{"puzzle board", cmd(t, "ttt", "puzzle", "board", "5x5k4"), PuzzleRequest{Rules: r("5x5k4")}},
 		{"help", cmd(t, "ttt", "help"), HelpRequest{}},
 		{"retrain", cmd(t, "ttt-admin", "retrain", "board", "5x5k5"), RetrainRequest{Rules: r("5x5k5")}},
+		{"retrain forced", cmd(t, "ttt-admin", "retrain", "force", true), RetrainRequest{Rules: game.Classic(), Force: true}},
 		{"model", cmd(t, "ttt-admin", "model"), ModelRequest{Rules: game.Classic()}},
 		{"model rollback", cmd(t, "ttt-admin", "model", "board", "4x4k4", "rollback", true), ModelRequest{Rules: r("4x4k4"), Rollback: true}},
 		{"end-game", cmd(t, "ttt-admin", "end-game"), EndGameRequest{}},
@@ -306,6 +307,7 @@ func TestParseCommandErrors(t *testing.T) {
 		{"retrain too big", cmd(t, "ttt-admin", "retrain", "rows", 8), "error.board_too_big", ""},
 		{"rollback not a bool", cmd(t, "ttt-admin", "model", "rollback", "yes"), "error.bad_option", ""},
 		{"rollback on retrain", cmd(t, "ttt-admin", "retrain", "rollback", true), "error.bad_option", ""},
+		{"force on model", cmd(t, "ttt-admin", "model", "force", true), "error.bad_option", ""},
 		{"shared game garbage", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "3x3k3 b2 zz"), "error.bad_game_line",
 			"That shared game doesn't read: write the board, an optional start position and the moves as cell names, like 3x3k3 b2 a1 c3."},
 		{"shared game other board", cmd(t, "ttt", "vs-ai", "level", "easy", "board", "4x4k4", "position", "3x3k3 b2"), "error.game_line_rules",
@@ -361,7 +363,7 @@ func FuzzParseCommand(f *testing.F) {
 		cmd(f, "ttt", "vs-ai", "level", "mcts", "seed", 42, "position", "X--/-O-/---", "depth", 3, "time-ms", 100),
 		cmd(f, "ttt", "ai-duel", "x", "easy", "o", "random"),
 		cmd(f, "ttt", "leaderboard", "scope", "global"),
-		cmd(f, "ttt-admin", "retrain", "board", "5x5k4"),
+		cmd(f, "ttt-admin", "retrain", "board", "5x5k4", "force", true),
 	}
 	for _, d := range seeds {
 		b, err := json.Marshal(d)

@@ -20,6 +20,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -287,19 +288,23 @@ func TestE2ERetrain(t *testing.T) {
 	r, _ = e.admin(bob, 0, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
 	e.wantReply(r, bot.KeyNotModerator)
 
+	// Two games are fewer than the job's minimum: every retrain here is
+	// forced (TestE2ERetrainTooFewGames has the refusals).
+	force := fakediscord.Option{Name: "force", Value: true}
+
 	// Another process is retraining: refused at once.
 	lock, err := p2.store.AcquireLock(ctx, retrain.LockName, "bot-2", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.admin(alice, mod, bot.SubRetrain)
+	r, _ = e.admin(alice, mod, bot.SubRetrain, force)
 	e.wantReply(r, bot.KeyRetrainRunning)
 	if err := p2.store.ReleaseLock(ctx, lock); err != nil {
 		t.Fatal(err)
 	}
 
 	// The retrain: an answer at once, progress, then the report.
-	r, d := e.admin(alice, mod, bot.SubRetrain)
+	r, d := e.admin(alice, mod, bot.SubRetrain, force)
 	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
 	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
 		t.Fatalf("retrain answered %q (ephemeral %v), want a public %q", r.Message.Content, r.Message.Ephemeral, want)
@@ -309,6 +314,10 @@ func TestE2ERetrain(t *testing.T) {
 	games := e.cat.Text(bot.DefaultLocale, "retrain.games", "games", e.cat.Plural(bot.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
 	if f := report.Message.Embeds[0].Fields; len(f) == 0 || f[0].Value != games {
 		t.Fatalf("report fields %+v, want first %q", f, games)
+	}
+	// The server's audit log says the retrain was forced.
+	if log, err := p1.store.AuditLog(ctx, e2eGuild, 1); err != nil || len(log) != 1 || log[0].Action != "retrain" || log[0].Detail != "3x3k3 forced" {
+		t.Fatalf("audit log %+v %v, want the forced retrain of 3x3k3 last", log, err)
 	}
 	for i, p := range []*modelProcess{p1, p2} {
 		waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
@@ -374,7 +383,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 	e, _, stop := newRetrainE2E(t, ctx, rsrv, p, cfg, nil)
 	e.playVsRandom(alice)
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	_, d := e.admin(alice, mod, bot.SubRetrain)
+	_, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "force", Value: true}) // one game
 	for {
 		r, err := d.Wait(ctx)
 		if err != nil {
@@ -407,6 +416,97 @@ func TestE2ERetrainShutdown(t *testing.T) {
 	e.noFailures()
 }
 
+// TestE2ERetrainTooFewGames checks the refusal of an unforced retrain on a
+// board with fewer new games than the job's minimum: answered privately
+// before anything starts when the bot's own count sees it, and on the
+// public message when the job sees it only under its lock (the games were
+// used by another run in between); either way nothing is trained or
+// published, and the lock is free again.
+func TestE2ERetrainTooFewGames(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), retrainTimeout)
+	defer cancel()
+	rsrv := redistest.Start(t)
+	p := startModelProcess(t, ctx, rsrv, nil, &syncBuffer{})
+	cfg := retrainJobConfig("bot-1", nil)
+	cfg.MinNewGames = 2
+	// The job runs on a one-slot queue the test can hold, to let another
+	// run use the games between the bot's count and the job's.
+	pool := sched.New(sched.Options{Workers: 1})
+	cfg.Pool = pool
+	e, _, _ := newRetrainE2E(t, ctx, rsrv, p, cfg, nil)
+	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
+	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
+	nothingPublished := func() {
+		t.Helper()
+		if _, err := p.store.CurrentModelVersion(ctx, "3x3k3"); !errors.Is(err, persistence.ErrNotFound) {
+			t.Fatalf("a refused retrain published a model: %v", err)
+		}
+		if metas, _, err := p.store.ModelVersions(ctx, "3x3k3"); err != nil || len(metas) != 0 {
+			t.Fatalf("a refused retrain kept a model: %+v %v", metas, err)
+		}
+	}
+
+	// One new game, two needed: refused privately at once; nothing shown
+	// in the channel, nothing audited.
+	e.playVsRandom(alice)
+	r, d := e.admin(alice, mod, bot.SubRetrain)
+	e.wantReplyIn(r, bot.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
+	if n := len(d.Responses()); n != 1 {
+		t.Fatalf("the refused retrain has %d responses, want only the reply", n)
+	}
+	if log, err := p.store.AuditLog(ctx, e2eGuild, 10); err != nil || len(log) != 0 {
+		t.Fatalf("audit log %+v %v, want nothing for a refused retrain", log, err)
+	}
+	nothingPublished()
+
+	// Two new games when the bot counts them, none by the time the job
+	// reads them: the message that said "started" says why nothing was
+	// trained.
+	e.playVsRandom(bob)
+	hold, held := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = pool.Do(ctx, sched.Job{Class: sched.Interactive, User: "test"}, func(context.Context, sched.Start) error {
+			close(held)
+			<-hold
+			return nil
+		})
+	}()
+	<-held
+	r, d = e.admin(alice, mod, bot.SubRetrain)
+	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want {
+		t.Fatalf("retrain answered %q, want %q", r.Message.Content, want)
+	}
+	last, err := p.store.ScanCorpus(ctx, "3x3k3", "0", func(persistence.CorpusEntry) error { return nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.store.AdvanceCheckpoint(ctx, "3x3k3", retrain.Consumer, last); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	want := e.cat.Text(bot.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
+	for {
+		r, err := d.Wait(ctx)
+		if err != nil {
+			t.Fatalf("the refusal never replaced the retrain message: %v", err)
+		}
+		if r.Message.Content == want && len(r.Message.Embeds) == 0 {
+			break
+		}
+		if !strings.Contains(r.Message.Content, "🧠") {
+			t.Fatalf("retrain message %q, want progress, then %q", r.Message.Content, want)
+		}
+	}
+	nothingPublished()
+	lock, err := p.store.AcquireLock(ctx, retrain.LockName, "bot-2", time.Minute)
+	if err != nil {
+		t.Fatalf("the retrain lock was not released: %v", err)
+	}
+	_ = p.store.ReleaseLock(ctx, lock)
+	e.noFailures()
+}
+
 // retrainPastToken runs a retrain whose interaction token expires while
 // it runs (the fake's clock jumps 16 minutes once progress shows) and
 // checks that the report still replaces the message, through the channel
@@ -414,7 +514,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 func (e *e2e) retrainPastToken(clk *settableClock, v int64) {
 	e.t.Helper()
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	r, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "board", Value: "3x3k3"})
+	r, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "force", Value: true})
 	msg := r.Message.ID
 	if pr, err := d.Wait(e.ctx); err != nil || pr.Kind != fakediscord.KindEditOriginal {
 		e.t.Fatalf("no progress before the token expired: %+v %v", pr, err)

@@ -103,6 +103,7 @@ func commands() []*command {
 		trainCommand(),
 		retrainCommand(),
 		corpusCommand(),
+		modelsCommand(),
 		serveCommand(),
 		helpCommand(),
 	}

@@ -190,7 +190,8 @@ Level options tune an AI level; each level uses those it knows:
   -budget D       thinking time per move, like "500ms" or "2s"
   -exploration C  MCTS exploration constant, 0 for the default (sqrt 2)
 Arena also takes them for one side only: -x-depth, -o-budget and so on.
-"bot levels" lists the levels.
+"bot levels" lists the levels; neural@V and humanlike@V play version V of
+the board's network from the model registry ("bot models list").
 
 Run "bot help <command>" or "bot <command> -h" for a command's flags.
 `)
@@ -329,7 +330,10 @@ func levelsCommand() *command {
 		name:     "levels",
 		synopsis: "",
 		summary:  "list the AI levels",
-		about:    "Levels lists the computer players that -ai, -level, -x and -o accept.",
+		about: `Levels lists the computer players that -ai, -level, -x and -o accept.
+neural and humanlike play the shipped weights; neural@V and humanlike@V
+play version V of the board's network from the model registry instead
+(see "bot models list"), loaded from the Redis serve uses.`,
 		run: func(ctx context.Context, e *env, cmd *command, args []string) error {
 			fs := newFlagSet(cmd)
 			if err := e.parseFlags(cmd, fs, args); err != nil {

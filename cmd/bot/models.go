@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/game"
@@ -50,6 +51,9 @@ running bot).
       checks a weights file (its rules, checksum and format) and publishes
       it as a new version, live at once. It bypasses the gate: no match
       measured it, and its metadata records it as imported.
+
+"bot play -ai neural@V", "bot move -level humanlike@V" and "bot arena
+-x neural@V" play version V of the board's network from the registry.
 
 ` + redisHelp + `
 
@@ -766,5 +770,78 @@ func runModelsImport(ctx context.Context, e *env, cmd *command, args []string) e
 	}
 	fmt.Fprintf(e.stdout, "%s: published %s as version %d (%d parameters, sha256 %s), live now; it bypassed the gate\n",
 		m.Rules, name, m.Version, n.Params(), m.SHA256)
+	return nil
+}
+
+// levelSpec is a level as a flag gives it, for loadLevelVersions.
+type levelSpec struct {
+	flag, level string
+}
+
+// loadLevelVersions makes the levels that name a registry version playable:
+// "neural@V" and "humanlike@V" play version V of r's network from the
+// model registry (the Redis "bot models" uses). It loads each such
+// version and registers it in e.levels under that name, so that the
+// commands build and check it like any level; other levels are left to
+// them. A version the registry does not hold, a level that takes no
+// version, or a version that is not a number is bad input naming the
+// flag; a store that cannot be opened or a version that does not load is
+// a failure.
+func (e *env) loadLevelVersions(ctx context.Context, r game.Rules, specs ...levelSpec) error {
+	type version struct {
+		flag, name string // the flag and the level, "neural@3"
+		v          int64
+	}
+	var want []version
+	for _, s := range specs {
+		spec := strings.ToLower(strings.TrimSpace(s.level))
+		name, vs, ok := strings.Cut(spec, "@")
+		if !ok {
+			continue
+		}
+		if name != "neural" && name != "humanlike" {
+			return badInput("%s %q: only the network levels, neural and humanlike, take @VERSION", s.flag, s.level)
+		}
+		v, err := parseVersion(vs)
+		if err != nil {
+			return badInput("%s %q: %v", s.flag, s.level, err)
+		}
+		want = append(want, version{s.flag, spec, v})
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	store, closeStore, err := e.openStore(ctx, e.stderr)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", want[0].flag, want[0].name, err)
+	}
+	defer closeStore()
+	key := r.String()
+	nets := map[int64]*nn.Set{}
+	for _, w := range want {
+		set := nets[w.v]
+		if set == nil {
+			_, blob, err := store.LoadModel(ctx, key, w.v)
+			if errors.Is(err, persistence.ErrNotFound) {
+				return badInput("%s %q: no such %s version; %s", w.flag, w.name, key, keptVersions(ctx, store, key))
+			}
+			if err != nil {
+				return fmt.Errorf("%s %q: %w", w.flag, w.name, err)
+			}
+			n, meta, err := nn.UnmarshalFor(blob, r)
+			if err != nil {
+				return fmt.Errorf("%s %q: %s version %d does not load: %w", w.flag, w.name, key, w.v, err)
+			}
+			set = nn.NewSet()
+			set.Put(n, meta)
+			nets[w.v] = set
+		}
+		l := ai.NeuralLevel(set)
+		if strings.HasPrefix(w.name, "humanlike@") {
+			l = ai.HumanlikeLevel(set)
+		}
+		l.Name, l.Summary = w.name, fmt.Sprintf("%s, playing %s version %d from the model registry", l.Name, key, w.v)
+		e.levels.Register(l)
+	}
 	return nil
 }

@@ -229,7 +229,41 @@ func TestModelsExportImport(t *testing.T) {
 	}
 }
 
-// TestModelsBadInput checks the input errors of "bot models": exit 2, a message and a hint, nothing on
+// TestModelsLevelVersions plays registry versions with neural@V and
+// humanlike@V in move, arena and play.
+func TestModelsLevelVersions(t *testing.T) {
+	store := modelsStore(t)
+	publishTwo(t, store)
+	// Version 1 is the shipped network: it chooses what the shipped
+	// weights choose.
+	const pos = "XX-/OO-/---"
+	want := runFixed(t, "", "move", "-level", "neural", "-position", pos)
+	r := runFixed(t, "", "move", "-level", "neural@1", "-position", pos)
+	if r.code != exitOK || r.stdout != want.stdout || r.stdout != "0 2\n" {
+		t.Errorf("move -level neural@1: exit %d, stdout %q (shipped %q), stderr %q", r.code, r.stdout, want.stdout, r.stderr)
+	}
+	if r := runFixed(t, "", "move", "-level", "Humanlike@2", "-seed", "1", "-depth", "1"); r.code != exitOK || len(r.stdout) != 4 {
+		t.Errorf("move -level Humanlike@2: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	checkInputError(t, runFixed(t, "", "move", "-level", "neural@99"),
+		`-level "neural@99": no such 3x3k3 version; the registry keeps 3x3k3 versions 2, 1 (2 is live)`)
+	checkInputError(t, runFixed(t, "", "move", "-level", "neural@1", "-rules", "4x4k4"),
+		`-level "neural@1": no such 4x4k4 version; the registry holds no 4x4k4 version (the bots play the shipped weights)`)
+
+	r = runFixed(t, "", "arena", "-x", "neural@1", "-o", "humanlike@2", "-games", "4", "-seed", "1")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "3x3k3: X neural@1 vs O humanlike@2, 4 games, seed 1") {
+		t.Errorf("arena: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	checkInputError(t, runFixed(t, "", "arena", "-x", "neural@1", "-o", "neural@3"), `-o "neural@3": no such 3x3k3 version`)
+
+	r = runFixed(t, "quit\n", "play", "-ai", "neural@2", "-first", "ai")
+	if r.code != exitOK || !strings.Contains(r.stdout, "You play O; neural@2 plays X.") {
+		t.Errorf("play: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestModelsBadInput checks the input errors of "bot models" and of
+// registry versions as levels: exit 2, a message and a hint, nothing on
 // stdout, and Redis never opened.
 func TestModelsBadInput(t *testing.T) {
 	t.Setenv("REDIS_URL", "127.0.0.1:1") // would fail with exit 1 if it were opened
@@ -256,6 +290,10 @@ func TestModelsBadInput(t *testing.T) {
 		{"import no rules", []string{"models", "import", "../../weights/3x3k3.safetensors"}, "-rules: say which board"},
 		{"import wrong file", []string{"models", "import", "-rules", "3x3k3", "testdata/games.txt"}, "testdata/games.txt: corrupt weights: "},
 		{"import flag after file", []string{"models", "import", "x", "-rules", "3x3k3"}, "flag -rules after the files"},
+		{"level not a network", []string{"move", "-level", "minimax@1"}, `-level "minimax@1": only the network levels, neural and humanlike, take @VERSION`},
+		{"level bad version", []string{"move", "-level", "neural@latest"}, `-level "neural@latest": the version is a whole number from 1`},
+		{"arena level bad version", []string{"arena", "-x", "easy", "-o", "humanlike@0"}, `-o "humanlike@0": the version is a whole number from 1`},
+		{"play level bad version", []string{"play", "-ai", "neural@"}, `-ai "neural@": the version is a whole number from 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,12 +302,12 @@ func TestModelsBadInput(t *testing.T) {
 	}
 }
 
-// TestModelsNoRedis checks that the models commands fail (exit 1) when
-// there is no Redis.
+// TestModelsNoRedis checks that a registry version as a level, like the
+// models commands, fails (exit 1) when there is no Redis to load it from.
 func TestModelsNoRedis(t *testing.T) {
 	t.Setenv("REDIS_URL", "")
 	t.Setenv("PATH", t.TempDir())
-	for _, args := range [][]string{{"models", "list"}} {
+	for _, args := range [][]string{{"models", "list"}, {"move", "-level", "neural@1"}} {
 		r := runBot(t, "", args...)
 		if r.code != exitFailure || !strings.Contains(r.stderr, "REDIS_URL is empty and redis-server is not on the PATH") {
 			t.Errorf("bot %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
@@ -318,7 +356,8 @@ func TestReadFigures(t *testing.T) {
 }
 
 // TestModelsUnloadable checks a registry version whose blob passes the
-// registry's checksum but is no weights file: listed with the reason.
+// registry's checksum but is no weights file: listed with the reason, and
+// a failure (exit 1), not bad input, when played.
 func TestModelsUnloadable(t *testing.T) {
 	store := modelsStore(t)
 	publishTwo(t, store)
@@ -331,6 +370,10 @@ func TestModelsUnloadable(t *testing.T) {
 	}
 	if r := runFixed(t, "", "models", "show", "-rules", "3x3k3"); r.code != exitOK || !strings.Contains(r.stdout, "\n  weights    do not load: corrupt weights: header length ") {
 		t.Errorf("show: exit %d, stdout:\n%s\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runFixed(t, "", "move", "-level", "neural@3")
+	if r.code != exitFailure || !strings.Contains(r.stderr, `bot move: -level "neural@3": 3x3k3 version 3 does not load: nn: corrupt weights: `) {
+		t.Errorf("move: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 

@@ -39,6 +39,9 @@ func runMove(ctx context.Context, e *env, cmd *command, args []string) error {
 	if p.Over() {
 		return badInput("-position %q is finished (%s); there is no move to make", *position, p.Outcome().Result)
 	}
+	if err := e.loadLevelVersions(ctx, p.Rules(), levelSpec{"-level", *level}); err != nil {
+		return err
+	}
 	player, err := e.newPlayer("-level", *level, lf.options(seed.resolve(e)))
 	if err != nil {
 		return err

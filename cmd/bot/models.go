@@ -396,9 +396,9 @@ func orDash[T any](v *T, format func(T) string) string {
 	return format(*v)
 }
 
-// count and percent format figures for a table.
-func count(n int) string       { return strconv.Itoa(n) }
-func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+// figureCount and figurePercent format figures for a table.
+func figureCount(n int) string       { return strconv.Itoa(n) }
+func figurePercent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 // runModelsList is "bot models list".
 func runModelsList(ctx context.Context, e *env, cmd *command, args []string) error {
@@ -477,8 +477,8 @@ func runModelsList(ctx context.Context, e *env, cmd *command, args []string) err
 				gate += " (does not load: " + explainModel(mv.err) + ")"
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mv.reg.Rules, mv.reg.Version, live,
-				mv.reg.Created.UTC().Format(time.DateTime), orDash(mv.fig.Games, count), orDash(mv.fig.NewGames, count),
-				orDash(mv.fig.HumanTop1, percent), orDash(mv.fig.BestMove, percent), gate)
+				mv.reg.Created.UTC().Format(time.DateTime), orDash(mv.fig.Games, figureCount), orDash(mv.fig.NewGames, figureCount),
+				orDash(mv.fig.HumanTop1, figurePercent), orDash(mv.fig.BestMove, figurePercent), gate)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -572,8 +572,8 @@ func runModelsShow(ctx context.Context, e *env, cmd *command, args []string) err
 		}
 		row("architecture", fmt.Sprintf("hidden layers %s, %d parameters", strings.Join(hidden, ", "), j.Params))
 	}
-	row("games", fmt.Sprintf("%s in the corpus, %s new", orDash(mv.fig.Games, count), orDash(mv.fig.NewGames, count)))
-	row("held-out", fmt.Sprintf("human top-1 %s, best move %s", orDash(mv.fig.HumanTop1, percent), orDash(mv.fig.BestMove, percent)))
+	row("games", fmt.Sprintf("%s in the corpus, %s new", orDash(mv.fig.Games, figureCount), orDash(mv.fig.NewGames, figureCount)))
+	row("held-out", fmt.Sprintf("human top-1 %s, best move %s", orDash(mv.fig.HumanTop1, figurePercent), orDash(mv.fig.BestMove, figurePercent)))
 	if err := tw.Flush(); err != nil {
 		return err
 	}

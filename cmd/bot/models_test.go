@@ -339,7 +339,7 @@ func TestReadFigures(t *testing.T) {
 		{"not JSON", `{oops`, `[1,2]`, "games - new - top-1 - best - pass -"},
 	}
 	show := func(f modelFigures) string {
-		s := func(p *int) string { return orDash(p, count) }
+		s := func(p *int) string { return orDash(p, figureCount) }
 		g := func(p *float64) string {
 			return orDash(p, func(v float64) string { b, _ := json.Marshal(v); return string(b) })
 		}

@@ -29,7 +29,19 @@ type ModelMeta struct {
 	SHA256 string `json:"sha256"`
 	// Size is the blob's length in bytes.
 	Size int64 `json:"size"`
+	// Source says where the version came from: "" for the retrain job,
+	// ModelSourceImport for a weights file published by hand, which no
+	// gate measured.
+	Source string `json:"source,omitempty"`
+	// Note is free text about the version, such as the file it was
+	// imported from.
+	Note string `json:"note,omitempty"`
 }
+
+// ModelSourceImport is the ModelMeta.Source of a version imported from a
+// weights file ("bot models import") rather than published by the
+// retrain job: it bypassed the gate.
+const ModelSourceImport = "import"
 
 // Kinds of ModelEvent.
 const (
@@ -99,6 +111,23 @@ redis.call('PUBLISH', ARGV[1], cjson.encode({kind = 'rollback', rules = ARGV[2],
 return tonumber(prev[1])
 `)
 
+// modelRollbackToScript makes a kept version current and announces it.
+//
+// KEYS[1] current, KEYS[2] versions. ARGV[1] the version, ARGV[2]
+// channel, ARGV[3] rules. Returns 0 if the version is not kept, 1 if it
+// is current already, 2 if it was made current.
+var modelRollbackToScript = redis.NewScript(`
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  return 0
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return 1
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[2], cjson.encode({kind = 'rollback', rules = ARGV[3], version = tonumber(ARGV[1])}))
+return 2
+`)
+
 // PublishModel stores a new version of the rules' network (weights blob
 // and metadata), makes it current, keeps Options.ModelVersionsKept earlier
 // versions for rollback (dropping older ones), and announces the change to
@@ -153,6 +182,27 @@ func (s *Store) RollbackModel(ctx context.Context, rules string) (ModelMeta, err
 	}
 	if v == 0 {
 		return ModelMeta{}, fmt.Errorf("%w: no earlier %s model to roll back to", ErrNotFound, rules)
+	}
+	return s.modelMeta(ctx, rules, v)
+}
+
+// RollbackModelTo makes the kept version v of the rules' network current
+// again and announces it as a rollback: any kept version, earlier or
+// later than the current one (to undo a rollback). Nothing changes, and
+// nothing is announced, when v is current already. It fails with
+// ErrNotFound when v is not kept (never published, or dropped).
+func (s *Store) RollbackModelTo(ctx context.Context, rules string, v int64) (ModelMeta, error) {
+	if v <= 0 {
+		return ModelMeta{}, fmt.Errorf("%w: %s model version %d", ErrNotFound, rules, v)
+	}
+	res, err := modelRollbackToScript.Run(ctx, s.rdb,
+		[]string{s.keys.modelCurrent(rules), s.keys.modelVersions(rules)},
+		modelVersionString(v), s.keys.modelChannel(), rules).Int64()
+	if err != nil {
+		return ModelMeta{}, fmt.Errorf("persistence: rolling the %s model back to version %d: %w", rules, v, err)
+	}
+	if res == 0 {
+		return ModelMeta{}, fmt.Errorf("%w: no kept %s model version %d to roll back to", ErrNotFound, rules, v)
 	}
 	return s.modelMeta(ctx, rules, v)
 }

@@ -249,3 +249,66 @@ func TestModelSubscribe(t *testing.T) {
 	for range events { // drains, then closes
 	}
 }
+
+// TestModelRollbackTo: any kept version can be made current, earlier or
+// later than the current one; the current one again changes nothing; a
+// version not kept is ErrNotFound. Each change is announced.
+func TestModelRollbackTo(t *testing.T) {
+	e := newCorpusEnv(t, persistence.Options{ModelVersionsKept: 2})
+	ctx := corpusCtx(t)
+	const rules = "3x3k3"
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events, err := e.store.SubscribeModels(subCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := byte(1); v <= 4; v++ {
+		var m persistence.ModelMeta
+		if v == 4 {
+			m = persistence.ModelMeta{Source: persistence.ModelSourceImport, Note: "from a file"}
+		}
+		if _, err := e.store.PublishModel(ctx, rules, m, modelBlob(v, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _, err := e.store.LoadModel(ctx, rules, 4); err != nil || m.Source != persistence.ModelSourceImport || m.Note != "from a file" {
+		t.Fatalf("version 4: %+v, %v; want its source and note kept", m, err)
+	}
+	steps := []struct {
+		to, want int64
+		err      error
+		event    bool
+	}{
+		{to: 2, want: 2, event: true},
+		{to: 4, want: 4, event: true}, // forward again, undoing the rollback
+		{to: 4, want: 4},              // current already: no event
+		{to: 1, want: 4, err: persistence.ErrNotFound},
+		{to: 9, want: 4, err: persistence.ErrNotFound},
+		{to: 0, want: 4, err: persistence.ErrNotFound},
+		{to: 3, want: 3, event: true},
+	}
+	want := []persistence.ModelEvent{
+		{Kind: persistence.ModelPublished, Rules: rules, Version: 1},
+		{Kind: persistence.ModelPublished, Rules: rules, Version: 2},
+		{Kind: persistence.ModelPublished, Rules: rules, Version: 3},
+		{Kind: persistence.ModelPublished, Rules: rules, Version: 4},
+	}
+	for i, s := range steps {
+		m, err := e.store.RollbackModelTo(ctx, rules, s.to)
+		if !errors.Is(err, s.err) || (err == nil && m.Version != s.to) {
+			t.Fatalf("step %d: rollback to %d gave version %d, %v; want %v", i, s.to, m.Version, err, s.err)
+		}
+		if v, err := e.store.CurrentModelVersion(ctx, rules); err != nil || v != s.want {
+			t.Fatalf("step %d: current %d, %v; want %d", i, v, err, s.want)
+		}
+		if s.event {
+			want = append(want, persistence.ModelEvent{Kind: persistence.ModelRolledBack, Rules: rules, Version: s.to})
+		}
+	}
+	for _, w := range want {
+		if ev := nextEvent(t, events, 5*time.Second); ev != w {
+			t.Fatalf("event %+v; want %+v", ev, w)
+		}
+	}
+}

@@ -64,6 +64,9 @@ func runArena(ctx context.Context, e *env, cmd *command, args []string) error {
 	if *opening && len(r.Openings()) == 0 {
 		return badInput("-opening: %s has no random opening; only the X-O-X variant (like 4x3xox) has one", r)
 	}
+	if err := e.loadLevelVersions(ctx, r, levelSpec{"-x", *xLevel}, levelSpec{"-o", *oLevel}); err != nil {
+		return err
+	}
 	for _, side := range []struct{ flag, level string }{{"-x", *xLevel}, {"-o", *oLevel}} {
 		if err := e.checkNetwork(side.flag, side.level, r); err != nil {
 			return err

@@ -95,27 +95,7 @@ table or, with -json, as JSON.`,
 
 // runCorpus dispatches to the action named by args[0].
 func runCorpus(ctx context.Context, e *env, cmd *command, args []string) error {
-	var names []string
-	for _, a := range corpusActions() {
-		names = append(names, strings.TrimPrefix(a.name, "corpus "))
-	}
-	if len(args) == 0 {
-		return badInput("no action given; say %s", strings.Join(names, ", "))
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		e.commandUsage(e.stdout, cmd, newFlagSet(cmd))
-		return errHelp
-	}
-	for _, a := range corpusActions() {
-		if a.name == "corpus "+args[0] {
-			return a.run(ctx, e, a, args[1:])
-		}
-	}
-	if strings.HasPrefix(args[0], "-") {
-		return badInput("the action comes before the flags: say bot corpus %s %s", strings.Join(names, "|"), args[0])
-	}
-	return badInput("unknown action %q; the actions are %s", args[0], strings.Join(names, ", "))
+	return e.runAction(ctx, cmd, corpusActions(), args)
 }
 
 // parseFlagsArgs is parseFlags for an action that takes arguments after

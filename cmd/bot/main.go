@@ -103,6 +103,7 @@ func commands() []*command {
 		trainCommand(),
 		retrainCommand(),
 		corpusCommand(),
+		modelsCommand(),
 		serveCommand(),
 		helpCommand(),
 	}
@@ -189,7 +190,8 @@ Level options tune an AI level; each level uses those it knows:
   -budget D       thinking time per move, like "500ms" or "2s"
   -exploration C  MCTS exploration constant, 0 for the default (sqrt 2)
 Arena also takes them for one side only: -x-depth, -o-budget and so on.
-"bot levels" lists the levels.
+"bot levels" lists the levels; neural@V and humanlike@V play version V of
+the board's network from the model registry ("bot models list").
 
 Run "bot help <command>" or "bot <command> -h" for a command's flags.
 `)
@@ -251,6 +253,33 @@ func (e *env) parseFlags(cmd *command, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// runAction runs the action of a command with actions ("bot corpus
+// export"): args[0] names one of actions, whose names are cmd's name, a
+// space and the action's; the rest of args are the action's.
+func (e *env) runAction(ctx context.Context, cmd *command, actions []*command, args []string) error {
+	var names []string
+	for _, a := range actions {
+		names = append(names, strings.TrimPrefix(a.name, cmd.name+" "))
+	}
+	if len(args) == 0 {
+		return badInput("no action given; say %s", strings.Join(names, ", "))
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		e.commandUsage(e.stdout, cmd, newFlagSet(cmd))
+		return errHelp
+	}
+	for _, a := range actions {
+		if a.name == cmd.name+" "+args[0] {
+			return a.run(ctx, e, a, args[1:])
+		}
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return badInput("the action comes before the flags: say bot %s %s %s", cmd.name, strings.Join(names, "|"), args[0])
+	}
+	return badInput("unknown action %q; the actions are %s", args[0], strings.Join(names, ", "))
+}
+
 // commandUsage writes cmd's usage: synopsis, description and flags.
 func (e *env) commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace("bot "+cmd.name+" "+cmd.synopsis), cmd.about)
@@ -301,7 +330,10 @@ func levelsCommand() *command {
 		name:     "levels",
 		synopsis: "",
 		summary:  "list the AI levels",
-		about:    "Levels lists the computer players that -ai, -level, -x and -o accept.",
+		about: `Levels lists the computer players that -ai, -level, -x and -o accept.
+neural and humanlike play the shipped weights; neural@V and humanlike@V
+play version V of the board's network from the model registry instead
+(see "bot models list"), loaded from the Redis serve uses.`,
 		run: func(ctx context.Context, e *env, cmd *command, args []string) error {
 			fs := newFlagSet(cmd)
 			if err := e.parseFlags(cmd, fs, args); err != nil {

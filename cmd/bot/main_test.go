@@ -96,6 +96,13 @@ func TestUsage(t *testing.T) {
 		{"help corpus export", []string{"corpus", "export", "-h"}, "help-corpus-export.golden"},
 		{"help corpus import", []string{"corpus", "import", "-h"}, "help-corpus-import.golden"},
 		{"help corpus stats", []string{"corpus", "stats", "-h"}, "help-corpus-stats.golden"},
+		{"help models", []string{"help", "models"}, "help-models.golden"},
+		{"models -h", []string{"models", "-h"}, "help-models.golden"},
+		{"help models list", []string{"models", "list", "-h"}, "help-models-list.golden"},
+		{"help models show", []string{"models", "show", "-h"}, "help-models-show.golden"},
+		{"help models rollback", []string{"models", "rollback", "-h"}, "help-models-rollback.golden"},
+		{"help models export", []string{"models", "export", "-h"}, "help-models-export.golden"},
+		{"help models import", []string{"models", "import", "-h"}, "help-models-import.golden"},
 		{"help help", []string{"help", "help"}, "help-help.golden"},
 		{"help -h", []string{"help", "-h"}, "help-help.golden"},
 	}

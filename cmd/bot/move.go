@@ -39,6 +39,9 @@ func runMove(ctx context.Context, e *env, cmd *command, args []string) error {
 	if p.Over() {
 		return badInput("-position %q is finished (%s); there is no move to make", *position, p.Outcome().Result)
 	}
+	if err := e.loadLevelVersions(ctx, p.Rules(), levelSpec{"-level", *level}); err != nil {
+		return err
+	}
 	if err := e.checkNetwork("-level", *level, p.Rules()); err != nil {
 		return err
 	}

@@ -65,6 +65,9 @@ func runPlay(ctx context.Context, e *env, cmd *command, args []string) error {
 	case p.Over():
 		return badInput("-position %q is already finished (%s); give a position with moves left", *position, p.Outcome().Result)
 	}
+	if err := e.loadLevelVersions(ctx, p.Rules(), levelSpec{"-ai", *level}); err != nil {
+		return err
+	}
 	if err := e.checkNetwork("-ai", *level, p.Rules()); err != nil {
 		return err
 	}

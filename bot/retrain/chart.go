@@ -199,8 +199,8 @@ func curves(epochs []nn.Epoch) (loss, acc []series) {
 	acc = []series{
 		{name: "policy", color: cBlue, ys: pick(func(e nn.Epoch) float64 { return e.PolicyAcc }, isAcc, 100)},
 		{name: "human", color: cOrange, ys: pick(func(e nn.Epoch) float64 { return e.HumanAcc }, isAcc, 100)},
-		{name: "valid policy", color: cLightBlue, dashed: true, row: 1, ys: pick(func(e nn.Epoch) float64 { return e.ValidPolicyAcc }, isAcc, 100)},
-		{name: "valid human", color: cLightOrange, dashed: true, row: 1, ys: pick(func(e nn.Epoch) float64 { return e.ValidHumanAcc }, isAcc, 100)},
+		{name: "held-out policy", color: cLightBlue, dashed: true, row: 1, ys: pick(func(e nn.Epoch) float64 { return e.ValidPolicyAcc }, isAcc, 100)},
+		{name: "held-out human", color: cLightOrange, dashed: true, row: 1, ys: pick(func(e nn.Epoch) float64 { return e.ValidHumanAcc }, isAcc, 100)},
 	}
 	return loss, acc
 }

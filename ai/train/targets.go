@@ -273,12 +273,16 @@ type humanTarget struct {
 	position game.Position
 	moves    [nn.MaxCells]float64 // summed weights per move
 	weight   float64
+	by       map[string]float64 // each named player's part of weight
 }
 
 // humanSamples gathers the human moves of the corpus by exact position
-// (no symmetry), each weighted by its game's recency, and returns them in
-// order of first appearance with the number of moves.
-func humanSamples(cfg Config, corpus []replayed) ([]humanTarget, int) {
+// (no symmetry), each weighted by its game's recency and by its player's
+// factor (playerFactors: the per-player bound and the down-weighting of
+// players far worse than chance), and returns them in order of first
+// appearance with the number of moves. best, which may be nil, gives the
+// value-keeping moves of a position for the quality test.
+func humanSamples(cfg Config, corpus []replayed, best func(game.Position) (game.Bitboard, bool)) ([]humanTarget, int, PlayerReport) {
 	now := cfg.Now
 	if now.IsZero() {
 		for _, g := range corpus {
@@ -287,28 +291,86 @@ func humanSamples(cfg Config, corpus []replayed) ([]humanTarget, int) {
 			}
 		}
 	}
+	weight := func(g Game) float64 { return recency(g.Time, now, cfg.HalfLife) }
+	factors, rep := playerFactors(cfg, corpus, weight, best)
+	out, moves := gatherHuman(corpus, weight, factors)
+	if rep.MaxShare > 0 {
+		// The per-position cap (humanCap) reshapes the signal: a player
+		// who spreads moves over many rare positions keeps more of their
+		// weight than one whose moves pile up on common ones. Bound each
+		// player's share of the signal as trained, a few rounds to
+		// settle.
+		for range 4 {
+			signal := map[string]float64{}
+			for _, h := range out {
+				if h.weight > 0 {
+					scale := min(h.weight, humanCap) / h.weight
+					for name, w := range h.by {
+						signal[name] += w * scale
+					}
+				}
+			}
+			moved := false
+			for name, g := range bound(signal, rep.MaxShare) {
+				if g < 1-1e-6 {
+					factors[name] *= g
+					moved = true
+				}
+			}
+			if !moved {
+				break
+			}
+			out, _ = gatherHuman(corpus, weight, factors)
+		}
+		raw := map[string]float64{}
+		for _, g := range corpus {
+			gw := weight(g.Game)
+			for _, p := range g.positions {
+				if side := sideOf(p); g.Human[side] && g.Players[side] != "" {
+					w := gw
+					if rep.farWorse(g.Players[side]) {
+						w *= FarWorseFactor
+					}
+					raw[g.Players[side]] += w
+				}
+			}
+		}
+		rep.count(factors, raw)
+	}
+	return out, moves, rep
+}
+
+// gatherHuman gathers the human moves of the corpus by exact position,
+// each weighted by weight(game) and its player's factor, with each
+// player's part of a position's weight.
+func gatherHuman(corpus []replayed, weight func(Game) float64, factors map[string]float64) ([]humanTarget, int) {
 	index := map[game.Key]int{}
 	var out []humanTarget
 	moves := 0
 	for _, g := range corpus {
-		w := recency(g.Time, now, cfg.HalfLife)
+		gw := weight(g.Game)
 		for i, p := range g.positions {
-			side := 0
-			if p.ToMove() == game.O {
-				side = 1
-			}
+			side := sideOf(p)
 			if !g.Human[side] {
 				continue
+			}
+			name := g.Players[side]
+			w := gw
+			if f, ok := factors[name]; ok {
+				w *= f
 			}
 			moves++
 			j, ok := index[p.Key()]
 			if !ok {
 				j = len(out)
 				index[p.Key()] = j
-				out = append(out, humanTarget{position: p})
+				out = append(out, humanTarget{position: p, by: map[string]float64{}})
 			}
 			out[j].moves[g.Moves[i]] += w
 			out[j].weight += w
+			if name != "" {
+				out[j].by[name] += w
+			}
 		}
 	}
 	return out, moves

@@ -69,6 +69,11 @@ type Game struct {
 	// Human tells which sides were people: Human[0] for X, Human[1] for
 	// O. Moves by the AI never train the human head.
 	Human [2]bool
+	// Players names the people (their pseudonyms), X first; "" when
+	// unknown. The per-player bound (Config.MaxPlayerShare) and the
+	// quality test apply by name; moves of an unknown player are not
+	// bounded.
+	Players [2]string
 	// Time is when the game finished, for recency weighting.
 	Time time.Time
 }
@@ -145,6 +150,19 @@ type Config struct {
 	// Opponents are the evaluation's baselines (see Evaluate); nil means
 	// DefaultOpponents(Rules).
 	Opponents []string
+	// MaxPlayerShare bounds the share of the human-move head's training
+	// signal (the recency-weighted moves, after the per-position cap) that
+	// one player's moves carry; 0 means DefaultMaxPlayerShare, negative
+	// means no bound. With fewer players than 2/MaxPlayerShare the bound
+	// is twice an equal share.
+	MaxPlayerShare float64
+	// Holdout are sets of games the run measures the network on and never
+	// trains on (see HoldoutSet); their figures are in Report.Holdout and,
+	// epoch by epoch, in the epochs' Valid figures.
+	Holdout []HoldoutSet
+	// Reference is an optional network (the live model) measured on the
+	// held-out sets beside the trained one, with the same targets.
+	Reference *nn.Net
 }
 
 // Progress reports how far Run has got.
@@ -180,6 +198,10 @@ type Report struct {
 	CorpusGames  int `json:"corpus_games"`
 	SkippedGames int `json:"skipped_games"`
 	HumanMoves   int `json:"human_moves"`
+	// Players says how the human moves were weighted by player.
+	Players PlayerReport `json:"players"`
+	// Holdout holds the figures on each held-out set (Config.Holdout).
+	Holdout []HoldoutResult `json:"holdout,omitempty"`
 	// SelfPlayGames counts the self-play games played.
 	SelfPlayGames int `json:"self_play_games"`
 	// Enumerated tells whether every reachable position was in the set.
@@ -318,6 +340,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Opponents == nil {
 		cfg.Opponents = DefaultOpponents(cfg.Rules)
 	}
+	if cfg.MaxPlayerShare == 0 {
+		cfg.MaxPlayerShare = DefaultMaxPlayerShare
+	}
+	if cfg.Reference != nil && !cfg.Reference.Rules().Equal(cfg.Rules) {
+		return cfg, fmt.Errorf("%w: the reference network plays %s, the run trains %s", ErrConfig, cfg.Reference.Rules(), cfg.Rules)
+	}
 	return cfg, nil
 }
 
@@ -401,10 +429,23 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 		}
 	}
 	samples := searchSamples(set.list, targets)
-	human, moves := humanSamples(cfg, corpus)
-	rep.HumanMoves = moves
+	human, moves, players := humanSamples(cfg, corpus, tc.bestOf())
+	rep.HumanMoves, rep.Players = moves, players
 	samples = mergeHuman(samples, human)
 	rep.Samples = len(samples)
+	// The held-out games: their targets (measured, never trained on).
+	held := make([][]replayed, len(cfg.Holdout))
+	for i, h := range cfg.Holdout {
+		held[i] = replay(cfg.Rules, h.Games)
+	}
+	var valid []nn.Sample
+	if hp := holdoutPositions(held); len(hp) > 0 {
+		ht, err := tc.targetsFor(ctx, cfg, hp)
+		if err != nil {
+			return Result{}, err
+		}
+		valid = validSamples(hp, ht, held)
+	}
 	stage(StageTargets, t0)
 
 	// Training.
@@ -427,6 +468,7 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 		LearningRate: cfg.LearningRate,
 		Seed:         subSeed(cfg.Seed, seedTrain),
 		Workers:      cfg.Workers,
+		Valid:        valid,
 		Progress: func(e nn.Epoch) {
 			progress(Progress{Stage: StageTraining, Done: e.N, Total: e.Of, Epoch: &e})
 			if cfg.Pause != nil {
@@ -439,6 +481,9 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 	}
 	rep.Epochs = epochs
 	stage(StageTraining, t0)
+	for i, h := range cfg.Holdout {
+		rep.Holdout = append(rep.Holdout, measureHoldout(cfg, h.Name, held[i], net, cfg.Reference, tc.bestOf()))
+	}
 
 	// Evaluation, reusing the solved positions where they are all known.
 	t0 = time.Now()

@@ -239,7 +239,7 @@ func TestHumanSamplesRecency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs, moves := humanSamples(cfg, replay(r, games))
+	hs, moves, _ := humanSamples(cfg, replay(r, games), nil)
 	if moves != 4 || len(hs) != 2 {
 		t.Fatalf("%d moves in %d positions, want 4 in 2", moves, len(hs))
 	}

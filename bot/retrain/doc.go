@@ -18,14 +18,24 @@
 //
 //  1. Read the whole corpus of the rules (persistence.ScanCorpus). Corrupt
 //     records are counted, reported and skipped. Games after the
-//     checkpoint of the consumer "retrain" are the new games.
+//     checkpoint of the consumer "retrain" are the new games; with fewer
+//     than Config.MinNewGames of them the run is refused
+//     (ErrTooFewGames) unless the request sets Force. One game in ten
+//     (HeldOut, by a hash of the game's ID, the same in every run) is
+//     held out of training: the new ones make the "held-out" set, those
+//     of earlier runs the fixed "reference" set.
 //  2. Load the live model: the registry's current version, else the
 //     shipped default weights (Config.Defaults), else none. A blob that
 //     does not load (checksum, format, other rules) is reported and the
 //     job falls back to the next source instead of failing.
 //  3. Train with package train on a bounded share of the CPU
 //     (Config.CPUShare), warm-starting from the live network when its
-//     architecture is the one being trained.
+//     architecture is the one being trained. Training bounds each
+//     player's share of the human-move head's signal and down-weights
+//     players far worse than chance (train.Config.MaxPlayerShare,
+//     train.FarWorseZ), and measures the candidate and the live model on
+//     both held-out sets (human top-1, best-move agreement with the
+//     solver), also after every epoch (the chart's held-out lines).
 //  4. Gate the candidate (below).
 //  5. Promoted: check the lock, then publish (persistence.PublishModel,
 //     the single atomic step that changes what the bots play). Rejected:
@@ -64,6 +74,38 @@
 // rate plus Margin, against every baseline, with the same seeds. That
 // stops a broken network (one that plays worse than chance), while any
 // network that plays goes live, since having one beats having none.
+//
+// Against perfect (a baseline on boards of up to 12 cells) the loss margin
+// is 0 when there is a live model: the candidate may not lose more games
+// to perfect than the live model does.
+//
+// # The human-move head's rule
+//
+// The matches test the best-move head only. With a live model, the
+// candidate must also predict people as well: on each held-out set with
+// at least MinHeldOutMoves human moves, its human head's top-1 share
+// (player-balanced: each move weighted as training weighs it, by
+// recency, each player's bounded at the per-player share, those of
+// players far worse than chance by a tenth) is at least the live
+// model's minus Gate.HumanTolerance (default DefaultHumanTolerance, half
+// a point). The reference set's test is waived when the new held-out
+// games show a change of style across the server: at least
+// BroadPlayers players, and two thirds of those with
+// train.MinPlayerMoves held-out moves or more, whose new held-out moves
+// the candidate predicts better than the live model, and at most half
+// as many predicted worse.
+// A flood of games from a few accounts cannot show that (it has too few
+// players), while a server whose people really changed their habits
+// does; either way the held-out set's own test still applies.
+//
+// Why half a point: the held-out sets of a server with a few thousand
+// games hold a few thousand human moves, and the comparison is paired
+// (both models predict the same moves), so that retraining on the same
+// players' games moves the figure by a few tenths of a point; half a
+// point lets such a candidate through and stops one that learnt from
+// poison (the test in cmd/bot, TestRetrainPoison, loses over a point
+// without the per-player bound). The report names the rule that decided
+// (GateReport.Decided).
 //
 // Margin is always how much worse than the reference the candidate may
 // do: a larger margin is more lenient, a negative one asks for a

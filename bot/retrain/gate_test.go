@@ -2,8 +2,11 @@ package retrain
 
 import (
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tttbot/ttt-bot/ai/train"
 )
 
 // match returns a Match with the given totals, split between the colours.
@@ -110,5 +113,71 @@ func TestWorkers(t *testing.T) {
 		if got := j.Workers(); got != tt.want {
 			t.Errorf("CPUShare %v on %d procs: %d workers; want %d", tt.share, procs, got, tt.want)
 		}
+	}
+}
+
+func TestHumanGate(t *testing.T) {
+	set := func(name string, moves, better, worse int, cand, live float64) train.HoldoutResult {
+		return train.HoldoutResult{Name: name, HumanMoves: moves, PlayersBetter: better, PlayersWorse: worse, PlayersCounted: better + worse,
+			Net: train.Figures{HumanBalanced: cand}, Reference: &train.Figures{HumanBalanced: live}}
+	}
+	tests := []struct {
+		name     string
+		sets     []train.HoldoutResult
+		verdicts []string
+		fails    int
+	}{
+		{"both sets as good", []train.HoldoutResult{set(SetHeldOut, 500, 3, 3, 0.75, 0.75), set(SetReference, 2000, 0, 0, 0.758, 0.76)}, []string{"passed", "passed"}, 0},
+		{"within the tolerance", []train.HoldoutResult{set(SetHeldOut, 500, 3, 3, 0.7451, 0.75)}, []string{"passed"}, 0},
+		{"poison: better on the floods, worse on the reference", []train.HoldoutResult{set(SetHeldOut, 5000, 2, 0, 0.30, 0.10), set(SetReference, 2000, 0, 0, 0.70, 0.757)}, []string{"passed", "failed"}, 1},
+		{"a change of style across the server", []train.HoldoutResult{set(SetHeldOut, 5000, 14, 2, 0.80, 0.50), set(SetReference, 2000, 0, 0, 0.70, 0.757)}, []string{"passed", "waived: a change of style across the server"}, 0},
+		{"many better by chance, as many not", []train.HoldoutResult{{Name: SetHeldOut, HumanMoves: 5000, PlayersBetter: 8, PlayersWorse: 4, PlayersCounted: 16, Net: train.Figures{HumanBalanced: 0.75}, Reference: &train.Figures{HumanBalanced: 0.75}}, {Name: SetReference, HumanMoves: 2000, Net: train.Figures{HumanBalanced: 0.70}, Reference: &train.Figures{HumanBalanced: 0.757}}}, []string{"passed", "failed"}, 1},
+		{"broad but worse on the new games", []train.HoldoutResult{set(SetHeldOut, 5000, 6, 3, 0.60, 0.62), set(SetReference, 2000, 0, 0, 0.70, 0.757)}, []string{"failed", "waived: a change of style across the server"}, 1},
+		{"too few moves to judge", []train.HoldoutResult{set(SetHeldOut, 99, 0, 0, 0.1, 0.9), set(SetReference, 0, 0, 0, -1, -1)}, []string{"not judged: 99 human moves, fewer than 100", "not judged: 0 human moves, fewer than 100"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := humanGate(tt.sets, DefaultHumanTolerance)
+			if len(h.Failures) != tt.fails || len(h.Sets) != len(tt.verdicts) {
+				t.Fatalf("failures %q, sets %+v", h.Failures, h.Sets)
+			}
+			for i, v := range tt.verdicts {
+				if h.Sets[i].Verdict != v {
+					t.Errorf("set %s: verdict %q, want %q", h.Sets[i].Name, h.Sets[i].Verdict, v)
+				}
+			}
+			if tt.fails > 0 && !strings.Contains(h.Failures[0], "below the live model's") {
+				t.Errorf("failure %q", h.Failures[0])
+			}
+		})
+	}
+}
+
+func TestHeldOut(t *testing.T) {
+	// One game in ten, by ID, the same every time.
+	held := 0
+	for i := range 20000 {
+		id := "g" + strconv.Itoa(i)
+		if HeldOut(id) {
+			held++
+		}
+		if HeldOut(id) != HeldOut(id) {
+			t.Fatal("not deterministic")
+		}
+	}
+	if held < 1800 || held > 2200 {
+		t.Errorf("%d of 20000 held out, want about 2000", held)
+	}
+}
+
+func TestVerdictPerfectLosses(t *testing.T) {
+	// With a live model, no more losses to perfect than it, whatever the
+	// margin; without one, the margin applies as to every baseline.
+	b := []BaselineResult{{Opponent: "perfect", Candidate: match(0, 99, 1), Reference: match(0, 100, 0)}}
+	if got := verdict(GateReport{Margin: 0.05, Baselines: b}, true); len(got) != 1 || !strings.Contains(got[0], "margin 0.00") {
+		t.Errorf("with a live model: %q", got)
+	}
+	if got := verdict(GateReport{Margin: 0.05, Baselines: b}, false); len(got) != 0 {
+		t.Errorf("without: %q", got)
 	}
 }

@@ -76,6 +76,17 @@ const (
 	// DefaultMargin is the gate's margin; see the package documentation
 	// for why.
 	DefaultMargin = 0.05
+	// DefaultHumanTolerance is how much lower than the live model's the
+	// candidate's human-head figure on a held-out set may be: half a
+	// point; see the package documentation for why.
+	DefaultHumanTolerance = 0.005
+	// MinHeldOutMoves is the number of human moves a held-out set needs
+	// for the human-head test to judge it.
+	MinHeldOutMoves = 100
+	// BroadPlayers is the number of players whose new held-out games the
+	// candidate must predict better (with at most half as many predicted
+	// worse) for a change of style to count as the server's.
+	BroadPlayers = 5
 )
 
 // LockName is the name of the Redis lock a run holds.
@@ -151,6 +162,12 @@ type Gate struct {
 	// negative margin asks for a candidate better than the reference by
 	// that much (-1 rejects every candidate); 1 accepts every candidate.
 	Margin float64
+	// HumanTolerance is how much lower than the live model's the
+	// candidate's human-head figure on a held-out set may be (a share:
+	// 0.005 is half a point); 0 means DefaultHumanTolerance, negative
+	// means none may be lower... by that much more (-1 passes every
+	// candidate's human head, 1 rejects none).
+	HumanTolerance float64
 	// Baselines are the fixed opponents, written as train.Evaluate reads
 	// them: a level name with an optional "@N" (MCTS iterations, minimax
 	// depth), like "mcts@1000"; nil means train.DefaultOpponents of the
@@ -223,6 +240,9 @@ func New(store *persistence.Store, cfg Config) *Job {
 	}
 	if cfg.Gate.Margin == 0 {
 		cfg.Gate.Margin = DefaultMargin
+	}
+	if cfg.Gate.HumanTolerance == 0 {
+		cfg.Gate.HumanTolerance = DefaultHumanTolerance
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

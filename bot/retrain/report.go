@@ -53,6 +53,14 @@ type Report struct {
 	WarmStart bool `json:"warm_start"`
 	// Epochs are the training curves, one entry per epoch.
 	Epochs []nn.Epoch `json:"epochs,omitempty"`
+	// Holdout are the candidate's and the live model's figures on the
+	// held-out games (train.Report.Holdout): the "held-out" set (new
+	// since the last run) and the "reference" set (held out by earlier
+	// runs), never trained on.
+	Holdout []train.HoldoutResult `json:"holdout,omitempty"`
+	// Players says how the human moves were weighted by player: the
+	// per-player bound and the players far worse than chance.
+	Players *train.PlayerReport `json:"players,omitempty"`
 	// Training is package train's report (its Epochs moved to Epochs).
 	Training *train.Report `json:"training,omitempty"`
 	// Gate holds the arena results and the verdict.
@@ -76,6 +84,10 @@ type CorpusSummary struct {
 	Games      int `json:"games"`
 	NewGames   int `json:"new_games"`
 	HumanGames int `json:"human_games"`
+	// HeldOut counts the new games held out of training (HeldOut), and
+	// Reference the older held-out games; the rest trained.
+	HeldOut   int `json:"held_out"`
+	Reference int `json:"reference"`
 	// Corrupt counts the records skipped because they do not decode or
 	// replay; CorruptSamples describes the first few.
 	Corrupt        int      `json:"corrupt"`
@@ -164,10 +176,53 @@ type GateReport struct {
 	// Baselines are the matches against each baseline, the candidate's
 	// and the reference's.
 	Baselines []BaselineResult `json:"baselines"`
+	// Human is the human-move head's part of the gate, with a live model
+	// to compare with (nil without one).
+	Human *HumanGate `json:"human,omitempty"`
 	// Pass is the verdict; Failures say, one per broken condition, why it
-	// is false.
+	// is false; Decided names the rule that decided: the first broken
+	// one, or "every rule passed".
 	Pass     bool     `json:"pass"`
 	Failures []string `json:"failures,omitempty"`
+	Decided  string   `json:"decided"`
+}
+
+// HumanGate is the human-move head's part of the gate.
+type HumanGate struct {
+	// Rule states it with its numbers; Tolerance is how much lower (a
+	// share, 0.005 for half a point) the candidate's figure may be;
+	// MinMoves the human moves a set needs to be judged; BroadPlayers the
+	// players whose better-predicted moves make a change of style broad.
+	Rule         string  `json:"rule"`
+	Tolerance    float64 `json:"tolerance"`
+	MinMoves     int     `json:"min_moves"`
+	BroadPlayers int     `json:"broad_players"`
+	// Broad says whether the new held-out games showed a change of style
+	// across the server (which waives the reference set's test).
+	Broad bool `json:"broad"`
+	// Sets are the held-out sets' figures and verdicts.
+	Sets []HumanSet `json:"sets"`
+	// Failures are the broken conditions (also in GateReport.Failures).
+	Failures []string `json:"failures,omitempty"`
+}
+
+// HumanSet is one held-out set's human-head figures in the gate.
+type HumanSet struct {
+	// Name is SetHeldOut or SetReference; Moves and Players count its
+	// human moves and players.
+	Name    string `json:"name"`
+	Moves   int    `json:"moves"`
+	Players int    `json:"players"`
+	// Candidate and Live are the player-balanced top-1 shares
+	// (train.Figures.HumanBalanced); -1 when not measured.
+	Candidate float64 `json:"candidate"`
+	Live      float64 `json:"live"`
+	// PlayersBetter and PlayersWorse count the players (with at least
+	// train.MinPlayerMoves moves) the candidate predicts better and worse.
+	PlayersBetter int `json:"players_better"`
+	PlayersWorse  int `json:"players_worse"`
+	// Verdict is "passed", "failed", "waived: ..." or "not judged: ...".
+	Verdict string `json:"verdict"`
 }
 
 // BaselineResult is one baseline's matches.

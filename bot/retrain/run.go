@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func (r *run) do(ctx context.Context) error {
 	// 1. The corpus.
 	t0 := now()
 	r.stage("corpus", 0, 0, nil)
-	games, last, err := r.readCorpus(ctx)
+	games, holdout, last, err := r.readCorpus(ctx)
 	if err != nil {
 		return err
 	}
@@ -90,6 +91,7 @@ func (r *run) do(ctx context.Context) error {
 	if tc.Now.IsZero() {
 		tc.Now = now()
 	}
+	tc.Holdout, tc.Reference = holdout, live
 	res, err := train.Run(ctx, tc, games, func(p train.Progress) {
 		r.stage(p.Stage, p.Done, p.Total, p.Epoch)
 	})
@@ -99,6 +101,8 @@ func (r *run) do(ctx context.Context) error {
 	}
 	tr := res.Report
 	r.rep.Epochs, tr.Epochs = tr.Epochs, nil
+	r.rep.Holdout = tr.Holdout
+	r.rep.Players = &tr.Players
 	r.rep.Training = &tr
 
 	// 4. The gate.
@@ -143,17 +147,19 @@ func (r *run) do(ctx context.Context) error {
 	return nil
 }
 
-// readCorpus reads the rules' whole corpus as training games and fills
-// the report's corpus summary. It returns the ID of the last entry read.
-func (r *run) readCorpus(ctx context.Context) ([]train.Game, string, error) {
+// readCorpus reads the rules' whole corpus and fills the report's corpus
+// summary. It returns the games to train on, the held-out sets (the
+// held-out games appended since the checkpoint, then the reference set:
+// those appended before it) and the ID of the last entry read.
+func (r *run) readCorpus(ctx context.Context) ([]train.Game, []train.HoldoutSet, string, error) {
 	st := r.job.store
 	since, err := st.Checkpoint(ctx, r.rules, Consumer)
 	if err != nil {
-		return nil, "", fmt.Errorf("retrain: %w", err)
+		return nil, nil, "", fmt.Errorf("retrain: %w", err)
 	}
 	sum := &r.rep.Corpus
 	sum.Since = since
-	var games []train.Game
+	var games, heldNew, heldRef []train.Game
 	last, err := st.ScanCorpus(ctx, r.rules, "0", func(e persistence.CorpusEntry) error {
 		rules, g, err := GameOf(e.Record)
 		if err == nil && !rules.Equal(r.req.Rules) {
@@ -168,13 +174,23 @@ func (r *run) readCorpus(ctx context.Context) ([]train.Game, string, error) {
 			}
 			return nil
 		}
-		games = append(games, g)
 		sum.Games++
 		if g.Human[0] || g.Human[1] {
 			sum.HumanGames++
 		}
-		if streamAfter(e.ID, since) {
+		fresh := streamAfter(e.ID, since)
+		if fresh {
 			sum.NewGames++
+		}
+		switch {
+		case !HeldOut(e.Record.Game):
+			games = append(games, g)
+		case fresh:
+			heldNew = append(heldNew, g)
+			sum.HeldOut++
+		default:
+			heldRef = append(heldRef, g)
+			sum.Reference++
 		}
 		return nil
 	}, func(c persistence.CorruptEntry) {
@@ -184,10 +200,33 @@ func (r *run) readCorpus(ctx context.Context) ([]train.Game, string, error) {
 		}
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("retrain: reading the %s corpus: %w", r.rules, err)
+		return nil, nil, "", fmt.Errorf("retrain: reading the %s corpus: %w", r.rules, err)
 	}
 	r.stage("corpus", sum.Games, sum.Games, nil)
-	return games, last, nil
+	sets := []train.HoldoutSet{{Name: SetHeldOut, Games: heldNew}, {Name: SetReference, Games: heldRef}}
+	return games, sets, last, nil
+}
+
+// Names of the held-out sets in the report.
+const (
+	SetHeldOut   = "held-out"  // held-out games new since the last run
+	SetReference = "reference" // held-out games of earlier runs
+)
+
+// HeldOutEvery is the share of games held out of every run's training,
+// one in HeldOutEvery, by game: a game is held out when HeldOut says so,
+// in every run, so a held-out game is never trained on and the held-out
+// games of earlier runs make a fixed reference set.
+const HeldOutEvery = 10
+
+// HeldOut reports whether the game with this ID is held out of training:
+// one game in ten, chosen by a hash of its ID (so the choice does not
+// depend on the order, the time or the players).
+func HeldOut(gameID string) bool {
+	h := fnv.New64a()
+	h.Write([]byte("ttt-bot holdout\x00"))
+	h.Write([]byte(gameID))
+	return h.Sum64()%HeldOutEvery == 0
 }
 
 // GameOf converts a corpus record into its rules and a training game. A
@@ -205,7 +244,14 @@ func GameOf(rec persistence.CorpusRecord) (game.Rules, train.Game, error) {
 		rec.X.User != "" && !slices.Contains(rec.Assisted, "x"),
 		rec.O.User != "" && !slices.Contains(rec.Assisted, "o"),
 	}
-	return rules, train.Game{Start: start, Moves: moves, Human: human, Time: rec.Time}, nil
+	var players [2]string
+	if human[0] {
+		players[0] = rec.X.User
+	}
+	if human[1] {
+		players[1] = rec.O.User
+	}
+	return rules, train.Game{Start: start, Moves: moves, Human: human, Players: players, Time: rec.Time}, nil
 }
 
 // streamAfter reports whether stream ID a comes after b ("ms-seq" or

@@ -219,6 +219,12 @@ func printRetrain(w io.Writer, rep retrain.Report) {
 	c := rep.Corpus
 	fmt.Fprintf(w, "  corpus: %d %s (%d new, %d with a person), %d corrupt skipped\n",
 		c.Games, plural(c.Games, "game", "games"), c.NewGames, c.HumanGames, c.Corrupt)
+	fmt.Fprintf(w, "  held out of training: %d new %s and %d of earlier runs (the reference set)\n",
+		c.HeldOut, plural(c.HeldOut, "game", "games"), c.Reference)
+	if p := rep.Players; p != nil && p.Players > 0 {
+		fmt.Fprintf(w, "  players: %d; at most %.1f%% of the human moves' weight each (%d bounded); %d far worse than chance, down-weighted\n",
+			p.Players, 100*p.MaxShare, p.Bounded, p.FarWorse)
+	}
 	live := rep.Live.Source
 	if rep.Live.Label != "" {
 		live += " " + rep.Live.Label
@@ -229,6 +235,17 @@ func printRetrain(w io.Writer, rep retrain.Report) {
 	}
 	fmt.Fprintln(w)
 	printTraining(w, "  ", rep.Epochs)
+	for _, h := range rep.Holdout {
+		if h.Games == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s (%d %s, %d human moves): human top-1 %s, best move keeps the value %s",
+			h.Name, h.Games, plural(h.Games, "game", "games"), h.HumanMoves, pct(h.Net.HumanTop1), pct(h.Net.PolicyAgree))
+		if r := h.Reference; r != nil {
+			fmt.Fprintf(w, "; live model %s and %s", pct(r.HumanTop1), pct(r.PolicyAgree))
+		}
+		fmt.Fprintln(w)
+	}
 	if g := rep.Gate; g != nil {
 		if h := g.HeadToHead; h != nil {
 			fmt.Fprintf(w, "  vs live model: score %.1f%% over %d games\n", 100*h.Score, h.Games)
@@ -238,6 +255,18 @@ func printRetrain(w io.Writer, rep retrain.Report) {
 				b.Opponent, 100*b.Candidate.Score, 100*b.Candidate.LossRate, 100*b.Reference.Score, 100*b.Reference.LossRate)
 		}
 	}
+	if g := rep.Gate; g != nil && g.Human != nil {
+		for _, s := range g.Human.Sets {
+			if s.Live < 0 {
+				fmt.Fprintf(w, "  human head on %s games: %s\n", s.Name, s.Verdict)
+				continue
+			}
+			fmt.Fprintf(w, "  human head on %s games (player-balanced): candidate %.1f%%, live %.1f%%: %s\n", s.Name, 100*s.Candidate, 100*s.Live, s.Verdict)
+		}
+	}
+	if g := rep.Gate; g != nil {
+		fmt.Fprintf(w, "  decided by: %s\n", g.Decided)
+	}
 	if p := rep.Published; p != nil {
 		fmt.Fprintf(w, "  published: version %d (%s, %d bytes)\n", p.Version, p.Label, p.Size)
 	}
@@ -245,4 +274,12 @@ func printRetrain(w io.Writer, rep retrain.Report) {
 		fmt.Fprintf(w, "  candidate kept: %s (%s)\n", k.Where, k.Label)
 	}
 	fmt.Fprintf(w, "  took %.1fs\n", rep.Durations.Total)
+}
+
+// pct writes a ratio as "75.8% (1234/1628)", or "-" when empty.
+func pct(r train.Ratio) string {
+	if r.Den == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%% (%d/%d)", 100*r.Float(), r.Num, r.Den)
 }

@@ -2,10 +2,12 @@ package persistence
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"sort"
-	"strconv"
 
 	"github.com/tttbot/ttt-bot/game"
 )
@@ -19,6 +21,15 @@ type GamesTxtGame struct {
 	Moves []game.Cell
 	// Result is the outcome of the final board (XWins, OWins or Draw).
 	Result game.Result
+	// Digest identifies the game by the file's content: the SHA-256 of
+	// the file's lines from the first to the game's last board, each
+	// trimmed of spaces and followed by "\n", with x, o and . read as X, O
+	// and -, blank lines left out (a line too long to read counts as one
+	// NUL byte). The same file under any name or with other line endings,
+	// or with more lines after the game, gives the game the same digest;
+	// any other change before its last board gives it another. Two games
+	// of one file never share a digest.
+	Digest [sha256.Size]byte
 }
 
 // ParseGamesTxt reads the original C program's games.txt: one 3x3 board
@@ -40,7 +51,7 @@ type GamesTxtGame struct {
 // dropped. Errors wrap ErrInvalid; the error return is for failures
 // reading r only.
 func ParseGamesTxt(r io.Reader) ([]GamesTxtGame, []LineError, error) {
-	p := gamesTxtParser{rules: game.Classic()}
+	p := gamesTxtParser{rules: game.Classic(), sum: sha256.New()}
 	if err := corpusEachLine(r, p.line); err != nil {
 		return p.games, p.bad, err
 	}
@@ -59,6 +70,9 @@ type gamesTxtParser struct {
 	rules game.Rules
 	games []GamesTxtGame
 	bad   []LineError
+	// sum hashes the lines read so far, as GamesTxtGame.Digest says.
+	sum  hash.Hash
+	norm []byte // the line being hashed, normalised
 	// cur is the game being read; nil outside a game.
 	cur *gamesTxtGame
 	// skip is set from a refused line to the next board that starts a
@@ -71,6 +85,7 @@ type gamesTxtGame struct {
 	start, last int // its first line and its last good board's line
 	pos         game.Position
 	moves       []game.Cell
+	digest      [sha256.Size]byte // set when the game is over
 }
 
 // gamesTxtSkip is a refused line and what was dropped with it.
@@ -84,6 +99,7 @@ type gamesTxtSkip struct {
 // line reads line n of the file.
 func (p *gamesTxtParser) line(n int, line []byte, tooLong bool) error {
 	if tooLong {
+		p.hash([]byte{0})
 		p.refuse(n, fmt.Sprintf("line longer than %d bytes; a board is 9 characters of X, O or -", corpusMaxLine))
 		return nil
 	}
@@ -91,6 +107,7 @@ func (p *gamesTxtParser) line(n int, line []byte, tooLong bool) error {
 	if len(t) == 0 {
 		return nil
 	}
+	p.hash(t)
 	if len(t) != 9 {
 		p.refuse(n, fmt.Sprintf("%q has %d characters; a board is 9 characters of X, O or - (like X---O----)", corpusClip(t), len(t)))
 		return nil
@@ -148,7 +165,28 @@ func (p *gamesTxtParser) line(n int, line []byte, tooLong bool) error {
 	cur.pos = prev.Apply(c)
 	cur.moves = append(cur.moves, c)
 	cur.last = n
+	if cur.pos.Over() {
+		p.sum.Sum(cur.digest[:0])
+	}
 	return nil
+}
+
+// hash adds a non-blank line, trimmed, to the digest of the lines read.
+func (p *gamesTxtParser) hash(line []byte) {
+	p.norm = p.norm[:0]
+	for _, c := range line {
+		switch c {
+		case 'x':
+			c = 'X'
+		case 'o':
+			c = 'O'
+		case '.':
+			c = '-'
+		}
+		p.norm = append(p.norm, c)
+	}
+	p.norm = append(p.norm, '\n')
+	p.sum.Write(p.norm)
 }
 
 // report adds a bad line.
@@ -209,7 +247,7 @@ func (p *gamesTxtParser) endGame() {
 	switch {
 	case cur == nil:
 	case cur.pos.Over():
-		p.games = append(p.games, GamesTxtGame{Line: cur.start, Moves: cur.moves, Result: cur.pos.Outcome().Result})
+		p.games = append(p.games, GamesTxtGame{Line: cur.start, Moves: cur.moves, Result: cur.pos.Outcome().Result, Digest: cur.digest})
 	case len(cur.moves) > 0:
 		moves := "moves"
 		if len(cur.moves) == 1 {
@@ -246,15 +284,22 @@ func corpusClip(b []byte) string {
 
 // ImportGamesTxt parses games.txt (see ParseGamesTxt) and appends every
 // complete game to the 3x3k3 corpus as a record with unknown players,
-// source "games.txt" and the import time. Each game's ID is
-// "games.txt:" + source + ":" + its first line, so importing the same file
-// again adds nothing; source names the file (say its base name and date).
+// source "games.txt" and the import time.
+//
+// A game is known by the file's content up to its last board, never by
+// the file's name: its ID is "games.txt:" and its Digest in hex. So
+// importing the same file again, or a copy under any name, or from
+// standard input, or with other line endings, adds nothing, and a file
+// that has grown at its end since adds only the games after the old end.
+// The same game in two files is two games, unless both files are the same
+// up to its last board: one then holds a copy of the other's beginning,
+// and the game is one game in both. An edit before a game's last board
+// (other than to blank lines, spaces at either end of a line, or x, o and
+// . for X, O and -) makes it a new game.
+//
 // Bad lines are reported in the ImportReport and never abort the import.
-func (s *Store) ImportGamesTxt(ctx context.Context, r io.Reader, source string) (ImportReport, error) {
+func (s *Store) ImportGamesTxt(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
-	if source == "" {
-		source = "games.txt"
-	}
 	games, bad, err := ParseGamesTxt(r)
 	rep.Bad = bad
 	if err != nil {
@@ -265,7 +310,7 @@ func (s *Store) ImportGamesTxt(ctx context.Context, r io.Reader, source string) 
 	for _, g := range games {
 		rec := CorpusRecord{
 			Version: CorpusVersion,
-			Game:    "games.txt:" + source + ":" + strconv.Itoa(g.Line),
+			Game:    "games.txt:" + hex.EncodeToString(g.Digest[:]),
 			Rules:   rules,
 			Moves:   make([]string, len(g.Moves)),
 			Result:  g.Result.String(),

@@ -2,6 +2,8 @@ package persistence_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -135,7 +137,10 @@ func TestParseGamesTxt(t *testing.T) {
 }
 
 // TestImportGamesTxt imports testdata/games.txt, with its bad lines, into
-// the 3x3k3 corpus, twice.
+// the 3x3k3 corpus, then again as the same bytes, as another encoding of
+// the same boards, grown at its end, and with one of its games after other
+// boards: a game's ID comes from the file's content up to the game, so
+// only the last two add games.
 func TestImportGamesTxt(t *testing.T) {
 	e := newCorpusEnv(t, persistence.Options{})
 	ctx := corpusCtx(t)
@@ -143,7 +148,7 @@ func TestImportGamesTxt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.store.ImportGamesTxt(ctx, bytes.NewReader(in), "games-2019.txt")
+	rep, err := e.store.ImportGamesTxt(ctx, bytes.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,17 +163,91 @@ func TestImportGamesTxt(t *testing.T) {
 	if err != nil || len(b.Records) != 1 {
 		t.Fatalf("read %d records, %v", len(b.Records), err)
 	}
-	want := []string{
-		"games.txt:games-2019.txt:23 [1 1 0 0 0 2 0 1 2 0] X wins",
-	}
-	for i, r := range b.Records {
-		got := fmt.Sprintf("%s %v %s", r.Record.Game, r.Record.Moves, r.Record.Result)
-		if got != want[i] || r.Record.Source != "games.txt" || r.Record.X != (persistence.Player{}) {
-			t.Errorf("record %d = %s (%+v); want %s", i, got, r.Record, want[i])
+	// The game on lines 23 to 27: its ID is the SHA-256 of lines 1 to 27,
+	// blank lines left out, as GamesTxtGame.Digest says.
+	var norm strings.Builder
+	for _, l := range strings.Split(string(in), "\n")[:27] {
+		if l = strings.TrimSpace(l); l != "" {
+			norm.WriteString(strings.NewReplacer("x", "X", "o", "O", ".", "-").Replace(l) + "\n")
 		}
 	}
-	rep, err = e.store.ImportGamesTxt(ctx, bytes.NewReader(in), "games-2019.txt")
-	if err != nil || rep.Added != 0 || rep.Duplicates != 1 {
-		t.Fatalf("second import: %+v, %v", rep, err)
+	sum := sha256.Sum256([]byte(norm.String()))
+	r := b.Records[0].Record
+	got := fmt.Sprintf("%s %v %s", r.Game, r.Moves, r.Result)
+	if want := "games.txt:" + hex.EncodeToString(sum[:]) + " [1 1 0 0 0 2 0 1 2 0] X wins"; got != want || r.Source != "games.txt" || r.X != (persistence.Player{}) {
+		t.Errorf("record = %s (%+v); want %s", got, r, want)
+	}
+
+	crlf := strings.NewReplacer("\n", "\r\n", "X", "x", "O", "o", "-", ".").Replace(string(in))
+	game23 := strings.Join(strings.Split(string(in), "\n")[22:27], "\n") + "\n"
+	again := []struct {
+		name, in          string
+		added, duplicates int
+	}{
+		{"the same bytes", string(in), 0, 1},
+		{"CRLF, lowercase and dots", crlf, 0, 1},
+		{"grown at its end", string(in) + "\n" + gamesTxtXWins, 1, 1},
+		{"its game after other boards", gamesTxtOWins + game23, 2, 0},
+	}
+	for _, tt := range again {
+		rep, err := e.store.ImportGamesTxt(ctx, strings.NewReader(tt.in))
+		if err != nil || rep.Added != tt.added || rep.Duplicates != tt.duplicates {
+			t.Errorf("import of %s: %d added, %d duplicates, %v; want %d and %d", tt.name, rep.Added, rep.Duplicates, err, tt.added, tt.duplicates)
+		}
+	}
+	if b, err := e.store.ReadCorpus(ctx, "3x3k3", "", 0); err != nil || len(b.Records) != 4 {
+		t.Errorf("read %d records, %v; want 4", len(b.Records), err)
+	}
+}
+
+// TestGamesTxtDigest checks which changes to a file keep its games'
+// digests (and so their IDs in the corpus): a's games against b's, in
+// order, game by game.
+func TestGamesTxtDigest(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		same       []bool
+	}{
+		{"the same file", gamesTxtXWins + gamesTxtOWins, gamesTxtXWins + gamesTxtOWins, []bool{true, true}},
+		{"line endings, case, dots, spaces and blank lines",
+			gamesTxtXWins + gamesTxtOWins,
+			"\r\n  ---------\r\nx........\r\n\r\nx...o....\t\r\nxx..o....\r\nxx..oo...\r\nxxx.oo...\r\n\n\n....x....\r\no...x....\r\no...x...x\r\no.o.x...x\r\no.o.x.x.x\r\nooo.x.x.x",
+			[]bool{true, true}},
+		{"grown at its end", gamesTxtXWins, gamesTxtXWins + gamesTxtOWins, []bool{true}},
+		{"grown after a bad line", gamesTxtXWins + "XXXOOO---\n", gamesTxtXWins + "XXXOOO---\nXXXOOOX--\n" + gamesTxtOWins, []bool{true}},
+		{"an earlier game changed", gamesTxtXWins + gamesTxtOWins,
+			strings.Replace(gamesTxtXWins, "XX--O----\nXX--OO---\nXXX-OO---", "X-X-O----\nX-X-OO---\nXXX-OO---", 1) + gamesTxtOWins,
+			[]bool{false, false}},
+		{"a bad line removed before it", "XO-------\n" + gamesTxtXWins, gamesTxtXWins, []bool{false}},
+		{"the same games in another order", gamesTxtXWins + gamesTxtOWins, gamesTxtOWins + gamesTxtXWins, []bool{false, false}},
+		{"the same game twice", gamesTxtXWins + gamesTxtXWins, gamesTxtXWins + gamesTxtXWins, []bool{true, true}},
+	}
+	parse := func(t *testing.T, in string) []persistence.GamesTxtGame {
+		t.Helper()
+		games, _, err := persistence.ParseGamesTxt(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[[sha256.Size]byte]int{}
+		for _, g := range games {
+			if l, ok := seen[g.Digest]; ok {
+				t.Errorf("games on lines %d and %d have the same digest", l, g.Line)
+			}
+			seen[g.Digest] = g.Line
+		}
+		return games
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := parse(t, tt.a), parse(t, tt.b)
+			if len(a) != len(tt.same) || len(b) < len(a) {
+				t.Fatalf("%d and %d games; want %d, and at least as many", len(a), len(b), len(tt.same))
+			}
+			for i, same := range tt.same {
+				if (a[i].Digest == b[i].Digest) != same {
+					t.Errorf("game %d (lines %d and %d): same digest %v, want %v", i, a[i].Line, b[i].Line, !same, same)
+				}
+			}
+		})
 	}
 }

@@ -151,7 +151,7 @@ func TestCorpusBadInput(t *testing.T) {
 		{"import no file", []string{"corpus", "import"}, "no file given"},
 		{"import missing file", []string{"corpus", "import", "testdata/nonexistent.jsonl"}, "testdata/nonexistent.jsonl: no such file"},
 		{"import bad format", []string{"corpus", "import", "-format", "csv", "x"}, `-format "csv": the formats are jsonl and games.txt`},
-		{"import source for jsonl", []string{"corpus", "import", "-source", "old", "x"}, "-source applies to -format games.txt only"},
+		{"import -source", []string{"corpus", "import", "-format", "games.txt", "-source", "old", "x"}, "-source is gone: a games.txt game is known by the file's content"},
 		{"import flag after files", []string{"corpus", "import", "testdata/games.txt", "-format", "games.txt"}, "flag -format after the files"},
 		{"import stdin twice", []string{"corpus", "import", "-", "-"}, `standard input ("-") is named twice`},
 		{"stats argument", []string{"corpus", "stats", "all"}, `unexpected argument "all"`},

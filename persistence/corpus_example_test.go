@@ -8,14 +8,18 @@ import (
 )
 
 // ExampleParseGamesTxt reads the original program's log of boards: each
-// game's moves and result are derived, and bad lines are reported with
-// their numbers and skipped.
+// game's moves and result are derived from its boards. A bad line drops
+// its own game, up to the next board that starts one (the empty board, or
+// a board holding one X), and is reported with its number.
 func ExampleParseGamesTxt() {
 	log := `---------
 X--------
 X---O----
-XX--O----
 XX-?O----
+XX--OO---
+X--------
+X---O----
+XX--O----
 XX--OO---
 XXX-OO---
 `
@@ -27,11 +31,11 @@ XXX-OO---
 		fmt.Println("game at line", g.Line, g.Moves, g.Result)
 	}
 	for _, b := range bad {
-		fmt.Println("skipped line", b.Line)
+		fmt.Println(b)
 	}
 	// Output:
-	// game at line 1 [a1 b2 b1 c2 c1] X wins
-	// skipped line 5
+	// game at line 6 [a1 b2 b1 c2 c1] X wins
+	// line 4: persistence: invalid request: games.txt: "XX-?O----": bad character '?' at position 4; cells are X, O or -; the game on lines 1 to 5 is skipped
 }
 
 // ExampleDecodeCorpusRecord reads one line of a JSON Lines export.

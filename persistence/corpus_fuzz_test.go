@@ -2,8 +2,10 @@ package persistence_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,7 +50,10 @@ func FuzzDecodeCorpusRecord(f *testing.F) {
 }
 
 // FuzzParseGamesTxt: the games.txt parser never panics, every game it
-// returns replays to its result, and bad lines carry real line numbers.
+// returns replays to its result, bad lines carry real line numbers, and
+// games' digests (their IDs in the corpus) are distinct, do not change
+// with line endings or the case of X and O, and do not change when lines
+// are added at the end of the file.
 func FuzzParseGamesTxt(f *testing.F) {
 	b, err := os.ReadFile(filepath.Join("testdata", "games.txt"))
 	if err != nil {
@@ -57,19 +62,31 @@ func FuzzParseGamesTxt(f *testing.F) {
 	f.Add(string(b))
 	f.Add("---------\nX--------\nX---O----\nXX--O----\nXX--OO---\nXXX-OO---\n")
 	f.Add("x........\r\n\n.........")
-	f.Fuzz(func(t *testing.T, in string) {
+	f.Add("---------\nX--------\nX---O----\nX--------\nXX-------\n----X----\nO---X----\nO-X-X----\nOOX-X----\nOOX-X-X--\n")
+	f.Add("XO-------\nXXXX\n---------\nX---Q----\nX--------\nX---O----\nXX--O----\nXX--OO---\nXXX-OO---\nXXXOOO---\n")
+	parse := func(t *testing.T, in string) ([]persistence.GamesTxtGame, []persistence.LineError) {
 		games, bad, err := persistence.ParseGamesTxt(strings.NewReader(in))
 		if err != nil {
 			t.Fatal(err)
 		}
+		return games, bad
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		games, bad := parse(t, in)
 		lines := strings.Count(in, "\n") + 1
 		prev := 0
+		seen := map[[sha256.Size]byte]bool{}
 		for _, g := range games {
 			if g.Line <= prev || g.Line > lines {
 				t.Fatalf("game at line %d after %d (of %d lines)", g.Line, prev, lines)
 			}
 			prev = g.Line
+			if seen[g.Digest] {
+				t.Fatalf("game at line %d has the digest of an earlier game", g.Line)
+			}
+			seen[g.Digest] = true
 			p := game.NewPosition(game.Classic())
+			var err error
 			for _, c := range g.Moves {
 				if p, err = p.Play(c); err != nil {
 					t.Fatalf("game at line %d does not replay: %v", g.Line, err)
@@ -80,11 +97,41 @@ func FuzzParseGamesTxt(f *testing.F) {
 			}
 		}
 		prev = 0
+		var badLines []int
 		for _, e := range bad {
 			if e.Line < 1 || e.Line > lines || e.Line < prev {
 				t.Fatalf("bad line %d out of order or range (%d lines)", e.Line, lines)
 			}
 			prev = e.Line
+			badLines = append(badLines, e.Line)
+		}
+
+		// Another encoding of the same boards: the same games, digests
+		// and bad lines.
+		other := strings.NewReplacer("\n", "\r\n", "X", "x", "O", "o", "-", ".").Replace(in)
+		games2, bad2 := parse(t, other)
+		if !reflect.DeepEqual(games2, games) {
+			t.Fatalf("with CRLF and lowercase:\n%v\nwant\n%v", games2, games)
+		}
+		var badLines2 []int
+		for _, e := range bad2 {
+			badLines2 = append(badLines2, e.Line)
+		}
+		if !reflect.DeepEqual(badLines2, badLines) {
+			t.Fatalf("bad lines with CRLF and lowercase: %v; want %v", badLines2, badLines)
+		}
+
+		// The file cut after a line: its games are the first games of the
+		// whole file, digests included.
+		if n := strings.Count(in, "\n"); n > 0 {
+			cut := 0
+			for range (n + 1) / 2 {
+				cut += strings.IndexByte(in[cut:], '\n') + 1
+			}
+			head, _ := parse(t, in[:cut])
+			if len(head) > len(games) || len(head) > 0 && !reflect.DeepEqual(head, games[:len(head)]) {
+				t.Fatalf("the first %d bytes give\n%v\nnot the first games of the whole file\n%v", cut, head, games)
+			}
 		}
 	})
 }

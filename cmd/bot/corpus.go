@@ -27,7 +27,7 @@ const (
 func corpusCommand() *command {
 	return &command{
 		name:     "corpus",
-		synopsis: "export [-rules R] [-out FILE] | import [-format jsonl|games.txt] [-source NAME] FILE... | stats [-json]",
+		synopsis: "export [-rules R] [-out FILE] | import [-format jsonl|games.txt] FILE... | stats [-json]",
 		summary:  "export, import or count the training corpus (the finished games in Redis)",
 		about: `Corpus manages the training corpus: every finished game, per rules, with
 its players as pseudonyms.
@@ -37,11 +37,12 @@ its players as pseudonyms.
       -rules only), to standard output or FILE (written whole or not at
       all). Entries that no longer decode are skipped and listed on
       standard error.
-  bot corpus import [-format jsonl|games.txt] [-source NAME] FILE...
+  bot corpus import [-format jsonl|games.txt] FILE...
       adds the records of each FILE ("-" is standard input): JSON Lines as
       export writes them, or the original C program's games.txt (3x3k3
       boards, one per line). A game already in the corpus is counted as a
-      duplicate and not added again, so an import may be repeated. Bad
+      duplicate and not added again, so an import may be repeated; a
+      games.txt game is known by the file's content, not by its name. Bad
       lines are listed as FILE:LINE: reason and skipped; every valid record
       is still imported, and the exit status is then 1.
   bot corpus stats [-json]
@@ -71,15 +72,27 @@ standard error; a summary goes there too.`,
 		},
 		{
 			name:     "corpus import",
-			synopsis: "[-format jsonl|games.txt] [-source NAME] FILE...",
+			synopsis: "[-format jsonl|games.txt] FILE...",
 			about: `Import adds the records of each FILE ("-" for standard input) to the
 corpus: JSON Lines as "bot corpus export" writes them (-format jsonl, the
 default), or the original C program's games.txt (-format games.txt: 3x3k3
-boards, one per line, each game starting from the empty board). A game
-already in the corpus is a duplicate and is not added again, so an import
-may be repeated. Each file's counts go to standard output; bad lines go to
+boards, one per line; a game starts with the empty board or with a board
+holding one X, and each board after it adds one mark). A game already in
+the corpus is a duplicate and is not added again, so an import may be
+repeated. Each file's counts go to standard output; bad lines go to
 standard error as FILE:LINE: reason and are skipped. Every valid record is
-imported whatever the bad lines; if there were any, the exit status is 1.`,
+imported whatever the bad lines; if there were any, the exit status is 1.
+
+A games.txt game is known by the file's content from its first line to
+the game's last board, never by the file's name (the -source flag that
+named it is gone). So the same file again, a copy under another name, or
+the file on standard input or with other line endings adds nothing, and
+a file that has grown at its end adds only its new games. The same game
+in another file is another game, unless the two files are the same up to
+it; editing a file before a game makes it a new game. A bad line refuses
+only its own game: the rest of that game is skipped, up to the next
+empty board or board holding one X, and its message says which lines
+were skipped with it.`,
 			run: runCorpusImport,
 		},
 		{
@@ -214,8 +227,11 @@ func runCorpusExport(ctx context.Context, e *env, cmd *command, args []string) e
 func runCorpusImport(ctx context.Context, e *env, cmd *command, args []string) error {
 	fs := newFlagSet(cmd)
 	format := fs.String("format", formatJSONL, "the files' `format`: jsonl (as export writes) or games.txt (the original program's boards)")
-	source := fs.String("source", "", "games.txt only: the `name` that makes its games' IDs, so a re-import adds nothing (default the file's base name)")
 	if err := e.parseFlagsArgs(cmd, fs, args); err != nil {
+		var ie *inputError
+		if errors.As(err, &ie) && strings.HasPrefix(ie.msg, "unknown flag -source;") {
+			return badInput("-source is gone: a games.txt game is known by the file's content, not its name; leave the flag out")
+		}
 		return err
 	}
 	switch f := strings.ToLower(strings.TrimSpace(*format)); f {
@@ -223,9 +239,6 @@ func runCorpusImport(ctx context.Context, e *env, cmd *command, args []string) e
 		*format = f
 	default:
 		return badInput("-format %q: the formats are jsonl and games.txt", *format)
-	}
-	if *source != "" && *format != formatGamesTxt {
-		return badInput("-source applies to -format games.txt only")
 	}
 	if fs.NArg() == 0 {
 		return badInput(`no file given; name the files to import ("-" for standard input)`)
@@ -265,14 +278,7 @@ func runCorpusImport(ctx context.Context, e *env, cmd *command, args []string) e
 		var rep persistence.ImportReport
 		var err error
 		if *format == formatGamesTxt {
-			src := *source
-			if src == "" {
-				src = filepath.Base(in.name)
-				if in.name == "-" {
-					src = "stdin"
-				}
-			}
-			rep, err = store.ImportGamesTxt(ctx, in.r, src)
+			rep, err = store.ImportGamesTxt(ctx, in.r)
 		} else {
 			rep, err = store.ImportCorpus(ctx, in.r)
 		}

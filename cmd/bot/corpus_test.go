@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,79 @@ func TestCorpusImportKeepsValidRecords(t *testing.T) {
 	}
 }
 
+// TestCorpusImportGamesTxtSameContent imports a games.txt, then the same
+// bytes under another name and on standard input: a game is known by the
+// file's content, so the second and third imports add nothing.
+func TestCorpusImportGamesTxtSameContent(t *testing.T) {
+	useRedis(t)
+	in, err := os.ReadFile(filepath.Join("testdata", "games.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyName := filepath.Join(t.TempDir(), "old-games-copy.txt")
+	if err := os.WriteFile(copyName, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name, stdin, want string
+	}{
+		{"testdata/games.txt", "", "testdata/games.txt: 2 added, 0 duplicates, 2 refused\n"},
+		{copyName, "", copyName + ": 0 added, 2 duplicates, 2 refused\n"},
+		{"-", string(in), "-: 0 added, 2 duplicates, 2 refused\n"},
+	}
+	for _, s := range steps {
+		r := runFixed(t, s.stdin, "corpus", "import", "-format", "games.txt", s.name)
+		if r.code != exitFailure || r.stdout != s.want {
+			t.Errorf("import of %s: exit %d, stdout %q; want exit %d, %q\nstderr:\n%s", s.name, r.code, r.stdout, exitFailure, s.want, r.stderr)
+		}
+	}
+	if st := runFixed(t, "", "corpus", "stats", "-json"); !strings.Contains(st.stdout, `"total": 2`) {
+		t.Errorf("stats after the imports:\n%s", st.stdout)
+	}
+}
+
+// TestCorpusImportGamesTxtResync checks that a games.txt line that ends
+// or spoils a game costs only that game: the games after it are imported,
+// the refused lines are listed, and the exit status is 1.
+func TestCorpusImportGamesTxtResync(t *testing.T) {
+	useRedis(t)
+	const (
+		xWins = "---------\nX--------\nX---O----\nXX--O----\nXX--OO---\nXXX-OO---\n"
+		oWins = "----X----\nO---X----\nO---X---X\nO-O-X---X\nO-O-X-X-X\nOOO-X-X-X\n"
+	)
+	tests := []struct {
+		name, in, stdout string
+		stderr           []string // after "FILE:"
+	}{
+		{"lone X after an unfinished game", "---------\nX--------\nX---O----\n" + oWins + xWins,
+			"2 added, 0 duplicates, 1 refused",
+			[]string{"1: games.txt: the game starting here stops undecided after 2 moves (last board on line 3); skipped"}},
+		{"bad line in a game", "X--------\nX---O----\nX-?-O----\nXX--O----\nXX--OO---\nXXX-OO---\n" + xWins + oWins,
+			"2 added, 0 duplicates, 1 refused",
+			[]string{`3: games.txt: "X-?-O----": bad character '?' at position 3; cells are X, O or -; the game on lines 1 to 6 is skipped`}},
+	}
+	dir := t.TempDir()
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := filepath.Join(dir, fmt.Sprintf("games-%d.txt", i))
+			if err := os.WriteFile(name, []byte(tt.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runFixed(t, "", "corpus", "import", "-format", "games.txt", name)
+			var want strings.Builder
+			for _, l := range tt.stderr {
+				want.WriteString(name + ":" + l + "\n")
+			}
+			want.WriteString(fmt.Sprintf("bot corpus: %d %s refused in 1 file (listed above); every valid record was imported\n",
+				len(tt.stderr), plural(len(tt.stderr), "line", "lines")))
+			if r.code != exitFailure || r.stdout != name+": "+tt.stdout+"\n" || r.stderr != want.String() {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d, stdout %q, stderr:\n%s",
+					r.code, r.stdout, r.stderr, exitFailure, name+": "+tt.stdout+"\n", want.String())
+			}
+		})
+	}
+}
+
 // TestCorpusBadInput checks the input errors of "bot corpus": exit 2, a
 // message and a hint, nothing on stdout, and Redis never opened.
 func TestCorpusBadInput(t *testing.T) {
@@ -151,7 +225,7 @@ func TestCorpusBadInput(t *testing.T) {
 		{"import no file", []string{"corpus", "import"}, "no file given"},
 		{"import missing file", []string{"corpus", "import", "testdata/nonexistent.jsonl"}, "testdata/nonexistent.jsonl: no such file"},
 		{"import bad format", []string{"corpus", "import", "-format", "csv", "x"}, `-format "csv": the formats are jsonl and games.txt`},
-		{"import source for jsonl", []string{"corpus", "import", "-source", "old", "x"}, "-source applies to -format games.txt only"},
+		{"import -source", []string{"corpus", "import", "-format", "games.txt", "-source", "old", "x"}, "-source is gone: a games.txt game is known by the file's content"},
 		{"import flag after files", []string{"corpus", "import", "testdata/games.txt", "-format", "games.txt"}, "flag -format after the files"},
 		{"import stdin twice", []string{"corpus", "import", "-", "-"}, `standard input ("-") is named twice`},
 		{"stats argument", []string{"corpus", "stats", "all"}, `unexpected argument "all"`},

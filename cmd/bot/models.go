@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -215,18 +217,40 @@ func (o *opt[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// heldOutFigures are the held-out figures as the retrain job stores them.
-type heldOutFigures struct {
-	HumanTop1 opt[float64] `json:"human_top1"`
-	BestMove  opt[float64] `json:"best_move"`
+// ratioDoc is a train.Ratio as the metadata stores it.
+type ratioDoc struct {
+	Num opt[int] `json:"num"`
+	Den opt[int] `json:"den"`
+}
+
+// share returns the ratio as a fraction, nil when missing or empty.
+func (r ratioDoc) share() *float64 {
+	if r.Num.v == nil || r.Den.v == nil || *r.Den.v <= 0 {
+		return nil
+	}
+	v := float64(*r.Num.v) / float64(*r.Den.v)
+	return &v
+}
+
+// holdoutDoc is one held-out set of the training report
+// (train.HoldoutResult): the trained network's figures.
+type holdoutDoc struct {
+	Name opt[string] `json:"name"`
+	Net  struct {
+		HumanTop1   ratioDoc `json:"human_top1"`
+		PolicyAgree ratioDoc `json:"policy_agree"`
+	} `json:"net"`
 }
 
 // readFigures reads a version's figures from the weights file's metadata:
 // training, the training summary ({"corpus": ..., "report": ...}, as the
-// retrain job and "bot train" write it), and eval, the gate report of the
-// retrain job (or "bot train"'s evaluation, in an imported file). It is
-// the one place that knows those documents' field names; a field that is
-// missing or does not decode is left nil.
+// retrain job and "bot train" write it, with the held-out sets in
+// report.holdout), and eval, the gate report of the retrain job (or "bot
+// train"'s evaluation, in an imported file). The held-out figures are
+// those of the "held-out" set (the games new to the run), else of the
+// first set with human moves. It is the one place that knows those
+// documents' field names; a field that is missing or does not decode is
+// left nil.
 func readFigures(training, eval json.RawMessage) modelFigures {
 	var t struct {
 		Corpus struct {
@@ -235,14 +259,12 @@ func readFigures(training, eval json.RawMessage) modelFigures {
 			Records  opt[int] `json:"records"`   // "bot train"'s
 		} `json:"corpus"`
 		Report struct {
-			CorpusGames opt[int]       `json:"corpus_games"`
-			HeldOut     heldOutFigures `json:"heldout"`
+			CorpusGames opt[int]          `json:"corpus_games"`
+			Holdout     opt[[]holdoutDoc] `json:"holdout"`
 		} `json:"report"`
-		HeldOut heldOutFigures `json:"heldout"`
 	}
 	var g struct {
-		Pass    opt[bool]      `json:"pass"`
-		HeldOut heldOutFigures `json:"heldout"`
+		Pass opt[bool] `json:"pass"`
 	}
 	// A field of another type is skipped, and the others still decode.
 	_ = json.Unmarshal(training, &t)
@@ -252,9 +274,27 @@ func readFigures(training, eval json.RawMessage) modelFigures {
 		NewGames: t.Corpus.NewGames.v,
 		Pass:     g.Pass.v,
 	}
-	for _, h := range []heldOutFigures{t.HeldOut, t.Report.HeldOut, g.HeldOut} {
-		f.HumanTop1 = cmp.Or(f.HumanTop1, h.HumanTop1.v)
-		f.BestMove = cmp.Or(f.BestMove, h.BestMove.v)
+	if t.Report.Holdout.v != nil {
+		sets := *t.Report.Holdout.v
+		slices.SortStableFunc(sets, func(a, b holdoutDoc) int {
+			ha := a.Name.v != nil && *a.Name.v == retrain.SetHeldOut
+			hb := b.Name.v != nil && *b.Name.v == retrain.SetHeldOut
+			switch {
+			case ha && !hb:
+				return -1
+			case hb && !ha:
+				return 1
+			}
+			return 0
+		})
+		for _, h := range sets {
+			if f.HumanTop1 == nil {
+				f.HumanTop1 = h.Net.HumanTop1.share()
+			}
+			if f.BestMove == nil {
+				f.BestMove = h.Net.PolicyAgree.share()
+			}
+		}
 	}
 	return f
 }

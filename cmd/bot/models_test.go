@@ -42,7 +42,7 @@ func retrainedBlob(t *testing.T) ([]byte, json.RawMessage) {
 		t.Fatal(err)
 	}
 	training := json.RawMessage(`{"corpus":{"games":40,"new_games":12,"human_games":40,"corrupt":0,"since":"0"},` +
-		`"report":{"rules":"3x3k3","corpus_games":40,"human_moves":150},"heldout":{"human_top1":0.4321,"best_move":0.875}}`)
+		`"report":{"rules":"3x3k3","corpus_games":40,"human_moves":150,"holdout":[{"name":"held-out","net":{"human_top1":{"num":4321,"den":10000},"policy_agree":{"num":7,"den":8}}}]}}`)
 	gate := json.RawMessage(`{"rule":"no worse than the live model","games":10,"margin":0.05,"seed":1,"reference":"live model","baselines":[],"pass":true}`)
 	blob, err := nn.Marshal(n, nn.Meta{Version: "redis-2", Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Training: training, Eval: gate})
 	if err != nil {
@@ -330,11 +330,10 @@ func TestReadFigures(t *testing.T) {
 		{"bot train", `{"corpus":{"source":"x.jsonl","records":7},"report":{"corpus_games":6}}`, `{"optimal_moves":{"num":1,"den":2}}`,
 			"games 7 new - top-1 - best - pass -"},
 		{"report only", `{"report":{"corpus_games":6}}`, "", "games 6 new - top-1 - best - pass -"},
-		{"held-out in training", `{"heldout":{"human_top1":0.5,"best_move":0.25}}`, `{"pass":true}`,
+		{"held-out sets", `{"report":{"holdout":[{"name":"reference","net":{"human_top1":{"num":1,"den":4}}},{"name":"held-out","net":{"human_top1":{"num":1,"den":2},"policy_agree":{"num":1,"den":4}}}]}}`, `{"pass":true}`,
 			"games - new - top-1 0.5 best 0.25 pass true"},
-		{"held-out in the report", `{"report":{"heldout":{"human_top1":0.5}}}`, "", "games - new - top-1 0.5 best - pass -"},
-		{"held-out in the gate", "", `{"pass":true,"heldout":{"best_move":0.75}}`, "games - new - top-1 - best 0.75 pass true"},
-		{"wrong types", `{"corpus":{"games":"many","new_games":3},"heldout":{"human_top1":"high"}}`, `{"pass":"yes"}`,
+		{"only the reference set", `{"report":{"holdout":[{"name":"held-out","net":{"human_top1":{"num":0,"den":0}}},{"name":"reference","net":{"human_top1":{"num":3,"den":4}}}]}}`, "", "games - new - top-1 0.75 best - pass -"},
+		{"wrong types", `{"corpus":{"games":"many","new_games":3},"report":{"holdout":[{"net":{"human_top1":{"num":"high","den":2}}}]}}`, `{"pass":"yes"}`,
 			"games - new 3 top-1 - best - pass -"},
 		{"not JSON", `{oops`, `[1,2]`, "games - new - top-1 - best - pass -"},
 	}
@@ -380,7 +379,7 @@ func TestModelsUnloadable(t *testing.T) {
 // FuzzReadFigures checks that any metadata decodes without panicking,
 // and that a document that is not JSON gives no figures.
 func FuzzReadFigures(f *testing.F) {
-	f.Add(`{"corpus":{"games":40,"new_games":12},"heldout":{"human_top1":0.5}}`, `{"pass":true,"heldout":{"best_move":0.75}}`)
+	f.Add(`{"corpus":{"games":40,"new_games":12},"report":{"holdout":[{"name":"held-out","net":{"human_top1":{"num":1,"den":2}}}]}}`, `{"pass":true}`)
 	f.Add(`{"corpus":{"records":"x"},"report":{"corpus_games":null}}`, `[`)
 	f.Add(`null`, `{"pass":null}`)
 	f.Fuzz(func(t *testing.T, training, eval string) {

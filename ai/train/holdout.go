@@ -27,10 +27,12 @@ type Figures struct {
 	// HumanTop1 counts the human moves that the human head ranks first
 	// (HumanAccuracy): the plain held-out figure.
 	HumanTop1 Ratio `json:"human_top1"`
-	// HumanBalanced is the same share with the moves weighted as training
-	// weighs them: by recency, each player's bounded by the run's
-	// per-player share, those of players far worse than chance by a
-	// tenth. -1 when the set has no human moves.
+	// HumanBalanced is the same share balanced by player: the mean over
+	// the players of the share of each one's moves predicted, each
+	// player counting once (a player far worse than chance a tenth; those
+	// with fewer than MinPlayerMoves moves, and unnamed ones, pooled as
+	// one), so that a few accounts with many games cannot sway it. -1
+	// when the set has no human moves.
 	HumanBalanced float64 `json:"human_balanced"`
 	// PolicyAgree counts the distinct unfinished positions of the set
 	// (up to symmetry) that the solver solved and where the best-move
@@ -78,25 +80,15 @@ func humanTop1(n *nn.Net, p game.Position, c game.Cell, out *nn.Output) bool {
 // of a position and whether it was solved.
 func measureHoldout(cfg Config, name string, games []replayed, net, ref *nn.Net, best func(game.Position) (game.Bitboard, bool)) HoldoutResult {
 	res := HoldoutResult{Name: name, Games: len(games)}
-	now := cfg.Now
-	if now.IsZero() {
-		for _, g := range games {
-			if g.Time.After(now) {
-				now = g.Time
-			}
-		}
-	}
-	weight := func(g Game) float64 { return recency(g.Time, now, cfg.HalfLife) }
-	factors, prep := playerFactors(cfg, games, weight, best)
+	// The quality test only: who is far worse than chance.
+	_, prep := playerFactors(Config{MaxPlayerShare: -1}, games, func(Game) float64 { return 1 }, best)
 	res.Players = prep.Players
 	type tally struct{ moves, net, ref int }
 	per := map[string]*tally{}
-	var wsum, wnet, wref float64
 	var fn, fr Figures
 	var out nn.Output
 	seen := map[game.Key]bool{}
 	for _, g := range games {
-		gw := weight(g.Game)
 		for i, p := range g.positions {
 			if k, _ := p.Canonical(); !seen[k] {
 				seen[k] = true
@@ -118,32 +110,50 @@ func measureHoldout(cfg Config, name string, games []replayed, net, ref *nn.Net,
 				continue
 			}
 			res.HumanMoves++
-			w := gw
-			if f, ok := factors[g.Players[side]]; ok {
-				w *= f
-			}
 			t := per[g.Players[side]]
 			if t == nil {
 				t = &tally{}
 				per[g.Players[side]] = t
 			}
 			t.moves++
-			wsum += w
 			fn.HumanTop1.Den++
 			if humanTop1(net, p, g.Moves[i], &out) {
 				fn.HumanTop1.Num++
-				wnet += w
 				t.net++
 			}
 			if ref != nil {
 				fr.HumanTop1.Den++
 				if humanTop1(ref, p, g.Moves[i], &out) {
 					fr.HumanTop1.Num++
-					wref += w
 					t.ref++
 				}
 			}
 		}
+	}
+	// The balanced figure: the mean over players of the share of their
+	// moves predicted, each player counting once (a tenth for one far
+	// worse than chance), those with fewer than MinPlayerMoves moves (and
+	// the unnamed) pooled as one.
+	var pool tally
+	var wsum, wnet, wref float64
+	add := func(t tally, w float64) {
+		wsum += w
+		wnet += w * float64(t.net) / float64(t.moves)
+		wref += w * float64(t.ref) / float64(t.moves)
+	}
+	for name, t := range per {
+		if name == "" || t.moves < MinPlayerMoves {
+			pool.moves, pool.net, pool.ref = pool.moves+t.moves, pool.net+t.net, pool.ref+t.ref
+			continue
+		}
+		w := 1.0
+		if prep.farWorse(name) {
+			w = FarWorseFactor
+		}
+		add(*t, w)
+	}
+	if pool.moves > 0 {
+		add(pool, 1)
 	}
 	fn.HumanBalanced, fr.HumanBalanced = -1, -1
 	if wsum > 0 {

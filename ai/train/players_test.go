@@ -1,9 +1,11 @@
 package train
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/game"
 )
 
@@ -141,5 +143,46 @@ func TestSimulatePlayers(t *testing.T) {
 	}
 	if got := SimulatePlayers(r, 5, players[:1], t0, 1); len(got) != 0 {
 		t.Errorf("one player made %d games", len(got))
+	}
+}
+
+func TestMeasureHoldoutBalanced(t *testing.T) {
+	// The balanced figure is the mean of the players' shares, each player
+	// counting once, the small ones pooled; HumanTop1 counts every move.
+	r := mustRules(t, "3x3k3")
+	net, err := nn.New(nn.DefaultArch(r), rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	players := []Player{{Name: "a", Style: Style{Blunder: 0.3}}, {Name: "b", Style: Style{Opening: game.NewCell(1, 1), Blunder: 0.1}}}
+	games := replay(r, SimulatePlayers(r, 300, players, t0, 5))
+	games = append(games, replay(r, []Game{{Moves: []game.Cell{game.NewCell(0, 0)}, Human: [2]bool{true, false}, Players: [2]string{"tiny", ""}}})...)
+	res := measureHoldout(Config{Rules: r}, "held-out", games, net, nil, func(game.Position) (game.Bitboard, bool) { return 0, false })
+	var out nn.Output
+	type tally struct{ n, hit int }
+	per := map[string]*tally{}
+	for _, g := range games {
+		for i, p := range g.positions {
+			if !g.Human[sideOf(p)] {
+				continue
+			}
+			name := g.Players[sideOf(p)]
+			if per[name] == nil {
+				per[name] = &tally{}
+			}
+			per[name].n++
+			if humanTop1(net, p, g.Moves[i], &out) {
+				per[name].hit++
+			}
+		}
+	}
+	share := func(t *tally) float64 { return float64(t.hit) / float64(t.n) }
+	want := (share(per["a"]) + share(per["b"]) + share(per["tiny"])) / 3
+	if d := res.Net.HumanBalanced - want; d > 1e-9 || d < -1e-9 {
+		t.Errorf("balanced %.6f, want %.6f", res.Net.HumanBalanced, want)
+	}
+	if res.Net.HumanTop1.Den != per["a"].n+per["b"].n+per["tiny"].n || res.Players != 3 || res.PlayersCounted != 2 || res.Reference != nil {
+		t.Errorf("result %+v", res)
 	}
 }

@@ -83,10 +83,10 @@
 //
 // The matches test the best-move head only. With a live model, the
 // candidate must also predict people as well: on each held-out set with
-// at least MinHeldOutMoves human moves, its human head's top-1 share
-// (player-balanced: each move weighted as training weighs it, by
-// recency, each player's bounded at the per-player share, those of
-// players far worse than chance by a tenth) is at least the live
+// at least MinHeldOutMoves human moves, its human head's player-balanced
+// top-1 (train.Figures.HumanBalanced: the mean over the set's players of
+// the share of each one's moves it ranks first, each player counting
+// once, a player far worse than chance a tenth) is at least the live
 // model's minus Gate.HumanTolerance (default DefaultHumanTolerance, half
 // a point). The reference set's test is waived when the new held-out
 // games show a change of style across the server: at least
@@ -98,13 +98,12 @@
 // players), while a server whose people really changed their habits
 // does; either way the held-out set's own test still applies.
 //
-// Why half a point: the held-out sets of a server with a few thousand
-// games hold a few thousand human moves, and the comparison is paired
-// (both models predict the same moves), so that retraining on the same
-// players' games moves the figure by a few tenths of a point; half a
-// point lets such a candidate through and stops one that learnt from
-// poison (the test in cmd/bot, TestRetrainPoison, loses over a point
-// without the per-player bound). The report names the rule that decided
+// Why half a point: the comparison is paired (both models predict the
+// same moves), and retraining on the same players' games moves the
+// figure by a few tenths of a point, while a candidate that learnt from
+// a flood loses points on the regulars (in cmd/bot's TestRetrainPoison,
+// trained without the per-player bound, it predicts 4.7 points fewer of
+// their moves, and the gate refuses it). The report names the rule that decided
 // (GateReport.Decided).
 //
 // Margin is always how much worse than the reference the candidate may

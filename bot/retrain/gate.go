@@ -186,7 +186,7 @@ func (r *run) gate(ctx context.Context, cand, live *nn.Net) (GateReport, error) 
 // documentation) to the held-out figures.
 func humanGate(sets []train.HoldoutResult, tol float64) *HumanGate {
 	h := &HumanGate{Tolerance: tol, MinMoves: MinHeldOutMoves, BroadPlayers: BroadPlayers,
-		Rule: fmt.Sprintf("on each held-out set with at least %d human moves, the candidate's human head predicts (player-balanced top-1) at least the live model's share - %.1f points; the reference set's test is waived when the new held-out games of at least %d players, and of two thirds of the players with %d moves or more, are predicted better, and of at most half as many worse (a change of style across the server)",
+		Rule: fmt.Sprintf("on each held-out set with at least %d human moves, the candidate's human head predicts at least the live model's share of people's moves - %.1f points (player-balanced: the mean over players, each counting once); the reference set's test is waived when the new held-out games of at least %d players, and of two thirds of the players with %d moves or more, are predicted better, and of at most half as many worse (a change of style across the server)",
 			MinHeldOutMoves, 100*tol, BroadPlayers, train.MinPlayerMoves)}
 	var broad bool
 	for _, s := range sets {

@@ -223,6 +223,27 @@ func TestRetrainPoison(t *testing.T) {
 		t.Errorf("gate %+v", rep.Gate)
 	}
 
+	// 2b. The gate stands behind the bound: the same corpus trained with
+	// no per-player bound gives a candidate that predicts the regulars
+	// worse, and the gate refuses it on the reference set.
+	cfg := retrainConfig(retrainSettings{})
+	cfg.Train.MaxPlayerShare = -1
+	cfg.Gate.Games = 100
+	unbounded, err := retrain.New(store, cfg).Run(context.Background(), retrain.Request{Rules: r, Force: true, Trigger: retrain.TriggerCLI}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	still, v := liveTop1(t, store, r, fresh)
+	t.Logf("no bound: %s; reference set %+v; human gate %+v", unbounded.Reason, holdoutOf(unbounded, retrain.SetReference), unbounded.Gate.Human)
+	if _, blob, err := store.LoadCandidate(context.Background(), r.String()); err == nil {
+		if n, _, err := nn.UnmarshalFor(blob, r); err == nil {
+			t.Logf("the unbounded candidate predicts %v of the regulars' fresh moves (the live model %v)", train.HumanAccuracy(n, fresh), after)
+		}
+	}
+	if unbounded.Outcome != retrain.OutcomeRejected || v != v2 || still != after || !strings.Contains(unbounded.Gate.Decided, "on the reference games its human head predicted") {
+		t.Errorf("an unbounded candidate: %s (live version %d, was %d)", unbounded.Reason, v, v2)
+	}
+
 	// 3. The whole server changes its style: the same people, new habits,
 	// 7,500 games. humanlike must follow.
 	changed := regularPlayers("regular", 3)

@@ -222,7 +222,7 @@ func printRetrain(w io.Writer, rep retrain.Report) {
 	fmt.Fprintf(w, "  held out of training: %d new %s and %d of earlier runs (the reference set)\n",
 		c.HeldOut, plural(c.HeldOut, "game", "games"), c.Reference)
 	if p := rep.Players; p != nil && p.Players > 0 {
-		fmt.Fprintf(w, "  players: %d; at most %.1f%% of the human moves' weight each (%d bounded); %d far worse than chance, down-weighted\n",
+		fmt.Fprintf(w, "  players: %d; each at most %.1f%% of the human head's training signal (%d bounded); %d far worse than chance, down-weighted\n",
 			p.Players, 100*p.MaxShare, p.Bounded, p.FarWorse)
 	}
 	live := rep.Live.Source

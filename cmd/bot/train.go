@@ -370,6 +370,18 @@ func printTraining(w io.Writer, indent string, epochs []nn.Epoch) {
 	if ep.HumanAcc >= 0 {
 		fmt.Fprintf(w, ", human acc %.1f%%", 100*ep.HumanAcc)
 	}
+	if ep.PolicyAcc >= 0 || ep.HumanAcc >= 0 {
+		fmt.Fprint(w, " (on the training set)")
+	}
+	if ep.ValidPolicyAcc >= 0 || ep.ValidHumanAcc >= 0 {
+		fmt.Fprint(w, "; held out:")
+		if ep.ValidPolicyAcc >= 0 {
+			fmt.Fprintf(w, " policy acc %.1f%%", 100*ep.ValidPolicyAcc)
+		}
+		if ep.ValidHumanAcc >= 0 {
+			fmt.Fprintf(w, " human acc %.1f%%", 100*ep.ValidHumanAcc)
+		}
+	}
 	fmt.Fprintln(w)
 }
 

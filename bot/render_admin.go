@@ -2,6 +2,7 @@ package bot
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -22,8 +23,8 @@ import (
 const ChartName = "chart.png"
 
 // Outcomes of a retrain as RetrainReport shows them: the job's
-// (retrain.OutcomePromoted, OutcomeRejected, OutcomeTimedOut,
-// OutcomeFailed) and OutcomeStopped.
+// (retrain.OutcomePromoted, OutcomeRejected, OutcomeRefused,
+// OutcomeTimedOut, OutcomeFailed) and OutcomeStopped.
 const (
 	// OutcomeStopped is a run cancelled because the bot shut down.
 	OutcomeStopped = "stopped"
@@ -70,10 +71,13 @@ func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user 
 }
 
 // RetrainOutcome returns the outcome to show for a run that returned rep
-// and err: the report's own, or OutcomeStopped when the bot stopped it
-// (stopped) and OutcomeFailed when it has none.
+// and err: the report's own, OutcomeRefused for a run refused for too few
+// new games, or OutcomeStopped when the bot stopped it (stopped) and
+// OutcomeFailed when it has none.
 func RetrainOutcome(rep retrain.Report, err error, stopped bool) string {
 	switch {
+	case rep.Outcome == retrain.OutcomeRefused || errors.Is(err, retrain.ErrTooFewGames):
+		return retrain.OutcomeRefused
 	case stopped && err != nil:
 		return OutcomeStopped
 	case err == nil && rep.Outcome != "":
@@ -85,14 +89,15 @@ func RetrainOutcome(rep retrain.Report, err error, stopped bool) string {
 }
 
 // RetrainReport renders the final report of a retrain as an embed: the
-// outcome (promoted as version N, rejected, timed out, failed or stopped)
-// and, as far as the run got, the games read, the training's last epoch,
-// the arena results of the new network and of the reference (the live
-// network, or a random mover) against each baseline, with ✅ or ❌ by the
-// gating rule, the model compared with and the rule itself. With chart,
-// the embed shows the attachment ChartName as its image. timeLimit is the
-// job's time limit, for a run that hit it.
-func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outcome string, timeLimit time.Duration, chart bool) *discordgo.MessageEmbed {
+// outcome (promoted as version N, rejected, refused for too few new games,
+// timed out, failed or stopped) and, as far as the run got, the games
+// read, the training's last epoch, the arena results of the new network
+// and of the reference (the live network, or a random mover) against each
+// baseline, with ✅ or ❌ by the gating rule, the model compared with and
+// the rule itself. With chart, the embed shows the attachment ChartName as
+// its image. cfg is the job's configuration: its time limit for a run that
+// hit it, its minimum of new games for a refused one.
+func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outcome string, cfg retrain.Config, chart bool) *discordgo.MessageEmbed {
 	rules, err := game.ParseRules(rep.Rules)
 	name := rep.Rules
 	if err == nil {
@@ -111,8 +116,11 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		e.Description, e.Color = r.cat.Text(loc, "retrain.promoted", "version", version), colorPromoted
 	case retrain.OutcomeRejected:
 		e.Description, e.Color = r.cat.Text(loc, "retrain.rejected"), colorRejected
+	case retrain.OutcomeRefused:
+		e.Description = r.cat.Text(loc, KeyRetrainTooFew, "rules", name, "new", r.cat.Number(loc, rep.Corpus.NewGames),
+			"min", r.cat.Number(loc, cfg.MinNewGames))
 	case retrain.OutcomeTimedOut:
-		e.Description = r.cat.Text(loc, "retrain.timed_out", "limit", r.cat.Duration(loc, timeLimit.Round(time.Second)))
+		e.Description = r.cat.Text(loc, "retrain.timed_out", "limit", r.cat.Duration(loc, cfg.TimeLimit.Round(time.Second)))
 	case OutcomeStopped:
 		e.Description = r.cat.Text(loc, "retrain.stopped")
 	default:

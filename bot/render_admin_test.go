@@ -49,8 +49,25 @@ func testReport() retrain.Report {
 	}
 }
 
+// refusedReport is a run refused for too few new games: it read the
+// corpus and trained nothing.
+func refusedReport() retrain.Report {
+	return retrain.Report{
+		Rules: "3x3k3", Trigger: retrain.TriggerModerator, By: "100", Owner: "host/1", Started: fixedNow,
+		Outcome: retrain.OutcomeRefused,
+		Reason:  "refused: 3x3k3 has 12 new finished games since the last run, fewer than the minimum of 50; wait for more games, or force the run",
+		Corpus:  retrain.CorpusSummary{Games: 2412, NewGames: 12, HumanGames: 2110, HeldOut: 1, Reference: 240, Since: "1795200000000-0"},
+		Live:    retrain.LiveModel{Source: retrain.SourceRegistry, Version: 3, Label: "redis-3"},
+		Workers: 1, Durations: retrain.Durations{Total: 0.25},
+	}
+}
+
+// testRetrainConfig is the job's configuration the reports cite.
+var testRetrainConfig = retrain.Config{TimeLimit: time.Hour, MinNewGames: 50}
+
 // TestRetrainGolden pins the retrain messages in every locale: the
-// answer, the progress, and the reports of a promoted and a rejected run.
+// answer, the progress, and the reports of promoted, rejected, first,
+// refused, timed-out and stopped runs.
 func TestRetrainGolden(t *testing.T) {
 	r := testRenderer(t)
 	rejected := testReport()
@@ -61,6 +78,8 @@ func TestRetrainGolden(t *testing.T) {
 	noLive.Live = retrain.LiveModel{Source: retrain.SourceNone}
 	noLive.Gate.HeadToHead = nil
 	epoch := testReport().Epochs[1]
+	timedOut := testRetrainConfig
+	timedOut.TimeLimit = 30 * time.Minute
 	for _, loc := range r.Catalog().Locales() {
 		t.Run(string(loc), func(t *testing.T) {
 			out := map[string]any{
@@ -69,11 +88,12 @@ func TestRetrainGolden(t *testing.T) {
 					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "corpus"}, fixedNow),
 					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "training", Done: 2, Total: 2, Epoch: &epoch}, fixedNow),
 				},
-				"promoted":  r.RetrainReport(loc, testReport(), retrain.OutcomePromoted, time.Hour, true),
-				"rejected":  r.RetrainReport(loc, rejected, retrain.OutcomeRejected, time.Hour, true),
-				"no_live":   r.RetrainReport(loc, noLive, retrain.OutcomePromoted, time.Hour, true),
-				"timed_out": r.RetrainReport(loc, retrain.Report{Rules: "4x4k4", Outcome: retrain.OutcomeTimedOut}, retrain.OutcomeTimedOut, 30*time.Minute, false),
-				"stopped":   r.RetrainReport(loc, retrain.Report{Rules: "3x3k3"}, OutcomeStopped, time.Hour, false),
+				"promoted":  r.RetrainReport(loc, testReport(), retrain.OutcomePromoted, testRetrainConfig, true),
+				"rejected":  r.RetrainReport(loc, rejected, retrain.OutcomeRejected, testRetrainConfig, true),
+				"no_live":   r.RetrainReport(loc, noLive, retrain.OutcomePromoted, testRetrainConfig, true),
+				"refused":   r.RetrainReport(loc, refusedReport(), retrain.OutcomeRefused, testRetrainConfig, false),
+				"timed_out": r.RetrainReport(loc, retrain.Report{Rules: "4x4k4", Outcome: retrain.OutcomeTimedOut}, retrain.OutcomeTimedOut, timedOut, false),
+				"stopped":   r.RetrainReport(loc, retrain.Report{Rules: "3x3k3"}, OutcomeStopped, testRetrainConfig, false),
 			}
 			got := wireJSON(t, out)
 			if strings.Contains(string(got), "[[") {
@@ -150,6 +170,8 @@ func TestRetrainOutcome(t *testing.T) {
 		{"no report", retrain.Report{}, errors.New("redis down"), false, retrain.OutcomeFailed},
 		{"shutdown", retrain.Report{Outcome: retrain.OutcomeFailed}, context.Canceled, true, OutcomeStopped},
 		{"finished as the bot stopped", retrain.Report{Outcome: retrain.OutcomePromoted}, nil, true, retrain.OutcomePromoted},
+		{"refused", retrain.Report{Outcome: retrain.OutcomeRefused}, &retrain.TooFewGamesError{Rules: "3x3k3", NewGames: 12, Min: 50}, false, retrain.OutcomeRefused},
+		{"refused as the bot stopped", retrain.Report{Outcome: retrain.OutcomeRefused}, &retrain.TooFewGamesError{Rules: "3x3k3", NewGames: 12, Min: 50}, true, retrain.OutcomeRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := RetrainOutcome(tc.rep, tc.err, tc.stopped); got != tc.want {

@@ -49,7 +49,8 @@ func (r *Renderer) RetrainStarted(loc discordgo.Locale, rules game.Rules, user s
 
 // RetrainProgress renders the progress of a retrain started at started:
 // the stage (with its count, when it has one), the last epoch's loss and
-// accuracies in the training stage, and when it started.
+// accuracies on the training data in the training stage, and on the
+// held-out games when the epoch measured them, and when it started.
 func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user string, p retrain.Progress, started time.Time) string {
 	stage := p.Stage
 	if key := "retrain.stage." + p.Stage; r.cat.Has(key) {
@@ -65,6 +66,9 @@ func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user 
 	if e := p.Epoch; e != nil {
 		lines = append(lines, r.cat.Text(loc, "retrain.epoch", "n", r.cat.Number(loc, e.N), "of", r.cat.Number(loc, e.Of),
 			"loss", r.decimal(loc, e.Loss, 3), "policy", r.percent(loc, e.PolicyAcc), "human", r.percent(loc, e.HumanAcc)))
+		if e.ValidPolicyAcc >= 0 || e.ValidHumanAcc >= 0 {
+			lines = append(lines, r.cat.Text(loc, "retrain.epoch_held", "policy", r.percent(loc, e.ValidPolicyAcc), "human", r.percent(loc, e.ValidHumanAcc)))
+		}
 	}
 	lines = append(lines, r.cat.Text(loc, "retrain.since", "ago", timestamp(started.Unix())))
 	return strings.Join(lines, "\n")
@@ -91,13 +95,15 @@ func RetrainOutcome(rep retrain.Report, err error, stopped bool) string {
 // RetrainReport renders the final report of a retrain as an embed: the
 // outcome (promoted as version N, rejected, refused for too few new games,
 // timed out, failed or stopped) and, as far as the run got, the games
-// read, the training's last epoch, the arena results (score and loss
-// rate) of the new network and of the reference (the live network, or a
-// random mover) against each baseline, with ✅ or ❌ by the gating rule,
-// the model compared with, the rule itself and, for a rejected run, the
-// condition that decided. With chart, the embed shows the attachment
-// ChartName as its image. cfg is the job's configuration: its time limit
-// for a run that hit it, its minimum of new games for a refused one.
+// read, the training (its last epoch's figures on the training data), the
+// held-out figures of the new network and of the live one, the arena
+// results of the new network and of the reference (the live network, or a
+// random mover) against each baseline and the human-move head's tests,
+// with ✅ or ❌ by the gating rule, the model compared with, the rule
+// itself and, for a rejected run, the condition that decided. With chart,
+// the embed shows the attachment ChartName as its image. cfg is the job's
+// configuration: its time limit for a run that hit it, its minimum of new
+// games for a refused one.
 func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outcome string, cfg retrain.Config, chart bool) *discordgo.MessageEmbed {
 	rules, err := game.ParseRules(rep.Rules)
 	name := rep.Rules
@@ -149,11 +155,20 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		field(r.cat.Text(loc, "retrain.field.training"), r.cat.Text(loc, "retrain.training", "epochs", r.cat.Plural(loc, "count.epochs", n), "positions", positions,
 			"loss", r.decimal(loc, last.Loss, 3), "policy", r.percent(loc, last.PolicyAcc), "human", r.percent(loc, last.HumanAcc)))
 	}
+	field(r.cat.Text(loc, "retrain.field.held_out"), r.heldOut(loc, rep.Holdout))
 	g := rep.Gate
 	live := g != nil && g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
 	if g != nil {
 		field(r.cat.Plural(loc, "retrain.field.arena", g.Games), r.arena(loc, g, live))
 	}
+	var human []string
+	if g != nil && g.Human != nil {
+		human = append(human, r.humanGate(loc, g.Human)...)
+	}
+	if p := rep.Players; p != nil && p.Players > 0 {
+		human = append(human, r.players(loc, p))
+	}
+	field(r.cat.Text(loc, "retrain.field.human"), strings.Join(human, "\n"))
 	if g != nil {
 		compared := r.cat.Text(loc, "retrain.field.compared")
 		switch rep.Live.Source {
@@ -182,6 +197,62 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 	return e
 }
 
+// heldOut renders the figures on each held-out set with games, one line
+// each: the human-move head's top-1 share of the people's moves and the
+// best-move head's agreement with the solver, the new network's and,
+// when it was measured, the live one's.
+func (r *Renderer) heldOut(loc discordgo.Locale, sets []train.HoldoutResult) string {
+	var lines []string
+	for _, s := range sets {
+		if s.Games == 0 {
+			continue
+		}
+		vars := []string{"set", r.setName(loc, s.Name), "games", r.cat.Plural(loc, "count.games", s.Games),
+			"human", r.ratio(loc, s.Net.HumanTop1), "policy", r.ratio(loc, s.Net.PolicyAgree)}
+		if ref := s.Reference; ref != nil {
+			lines = append(lines, r.cat.Text(loc, "retrain.held.line", append(vars,
+				"human_live", r.ratio(loc, ref.HumanTop1), "policy_live", r.ratio(loc, ref.PolicyAgree))...))
+		} else {
+			lines = append(lines, r.cat.Text(loc, "retrain.held.alone", vars...))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// humanGate renders the human-move head's test on each held-out set: the
+// player-balanced figures of the new network and the live one, and the
+// verdict (passed, failed, waived or not judged).
+func (r *Renderer) humanGate(loc discordgo.Locale, h *retrain.HumanGate) []string {
+	var lines []string
+	for _, s := range h.Sets {
+		vars := []string{"set", r.setName(loc, s.Name), "moves", r.cat.Number(loc, s.Moves),
+			"new", r.percent(loc, s.Candidate), "live", r.percent(loc, s.Live)}
+		key := "retrain.human.failed"
+		switch {
+		case s.Verdict == "passed":
+			key = "retrain.human.passed"
+		case strings.HasPrefix(s.Verdict, "waived"):
+			key = "retrain.human.waived"
+		case strings.HasPrefix(s.Verdict, "not judged"):
+			key, vars = "retrain.human.not_judged", append(vars, "min", r.cat.Number(loc, h.MinMoves))
+		}
+		lines = append(lines, r.cat.Text(loc, key, vars...))
+	}
+	return lines
+}
+
+// players renders how the human moves were weighted by player: how many
+// players, how many the per-player bound scaled down and how many were
+// far worse than chance and down-weighted, none of them named.
+func (r *Renderer) players(loc discordgo.Locale, p *train.PlayerReport) string {
+	vars := []string{"players", r.cat.Number(loc, p.Players), "far_worse", r.cat.Number(loc, p.FarWorse),
+		"moves", r.cat.Number(loc, p.FarWorseMoves)}
+	if p.MaxShare <= 0 || p.MaxShare >= 1 {
+		return r.cat.Text(loc, "retrain.players_unbounded", vars...)
+	}
+	return r.cat.Text(loc, "retrain.players", append(vars, "share", r.percent(loc, p.MaxShare), "bounded", r.cat.Number(loc, p.Bounded))...)
+}
+
 // setName names a held-out set: the held-out games new since the last run,
 // or the reference set of earlier runs'.
 func (r *Renderer) setName(loc discordgo.Locale, name string) string {
@@ -192,6 +263,15 @@ func (r *Renderer) setName(loc discordgo.Locale, name string) string {
 		return r.cat.Text(loc, "retrain.set.reference")
 	}
 	return name
+}
+
+// ratio formats a counted share as a percentage, or "–" when nothing was
+// counted.
+func (r *Renderer) ratio(loc discordgo.Locale, v train.Ratio) string {
+	if v.Den == 0 {
+		return r.percent(loc, -1)
+	}
+	return r.percent(loc, v.Float())
 }
 
 // gateEps is the gate's slack: a figure exactly on a threshold passes

@@ -102,6 +102,23 @@ func rejectedHuman() retrain.Report {
 	return rep
 }
 
+// waivedReport is rejectedHuman promoted after all: the new games show a
+// change of style across the server, which waives the reference set's
+// test, while the new held-out set is too small to be judged; the run
+// applied no per-player bound.
+func waivedReport() retrain.Report {
+	rep := rejectedHuman()
+	rep.Outcome, rep.Promoted, rep.Published = retrain.OutcomePromoted, true, &retrain.Published{Version: 3, Label: "redis-3"}
+	rep.Holdout[0].HumanMoves = 80
+	h := rep.Gate.Human
+	h.Broad, h.Failures = true, nil
+	h.Sets[0].Moves, h.Sets[0].Verdict = 80, "not judged: 80 human moves, fewer than 100"
+	h.Sets[1].Verdict = "waived: a change of style across the server"
+	rep.Gate.Pass, rep.Gate.Failures, rep.Gate.Decided = true, nil, "every rule passed"
+	rep.Players = &train.PlayerReport{Players: 31}
+	return rep
+}
+
 // noLiveReport is a first run: no live model (the gate's reference is a
 // random mover), the held-out set measured for the candidate alone, an
 // empty reference set and no human-move test.
@@ -145,12 +162,15 @@ func refusedReport() retrain.Report {
 var testRetrainConfig = retrain.Config{TimeLimit: time.Hour, MinNewGames: 50}
 
 // TestRetrainGolden pins the retrain messages in every locale: the
-// answer, the progress, and the reports of promoted, rejected (by the
-// matches, by the human-move head), first, refused, timed-out and stopped
-// runs; every report is within Discord's limits.
+// answer, the progress (with and without held-out figures), and the
+// reports of promoted, rejected (by the matches, by the human-move head),
+// waived, first, refused, timed-out and stopped runs; every report is
+// within Discord's limits.
 func TestRetrainGolden(t *testing.T) {
 	r := testRenderer(t)
 	epoch := testReport().Epochs[1]
+	trainOnly := epoch
+	trainOnly.ValidPolicyAcc, trainOnly.ValidHumanAcc = -1, -1
 	timedOut := testRetrainConfig
 	timedOut.TimeLimit = 30 * time.Minute
 	for _, loc := range r.Catalog().Locales() {
@@ -159,6 +179,7 @@ func TestRetrainGolden(t *testing.T) {
 				"promoted":       r.RetrainReport(loc, testReport(), retrain.OutcomePromoted, testRetrainConfig, true),
 				"rejected":       r.RetrainReport(loc, rejectedPerfect(), retrain.OutcomeRejected, testRetrainConfig, true),
 				"rejected_human": r.RetrainReport(loc, rejectedHuman(), retrain.OutcomeRejected, testRetrainConfig, true),
+				"waived":         r.RetrainReport(loc, waivedReport(), retrain.OutcomePromoted, testRetrainConfig, true),
 				"no_live":        r.RetrainReport(loc, noLiveReport(), retrain.OutcomePromoted, testRetrainConfig, true),
 				"refused":        r.RetrainReport(loc, refusedReport(), retrain.OutcomeRefused, testRetrainConfig, false),
 				"timed_out":      r.RetrainReport(loc, retrain.Report{Rules: "4x4k4", Outcome: retrain.OutcomeTimedOut}, retrain.OutcomeTimedOut, timedOut, false),
@@ -169,6 +190,7 @@ func TestRetrainGolden(t *testing.T) {
 				"progress": []string{
 					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "corpus"}, fixedNow),
 					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "training", Done: 2, Total: 2, Epoch: &epoch}, fixedNow),
+					r.RetrainProgress(loc, game.Classic(), "100", retrain.Progress{Rules: "3x3k3", Stage: "training", Done: 2, Total: 2, Epoch: &trainOnly}, fixedNow),
 				},
 			}
 			for name, e := range reports {
@@ -189,10 +211,11 @@ func TestRetrainGolden(t *testing.T) {
 }
 
 // TestRetrainReportFields checks, in en-US, what each kind of report says
-// and that its marks follow the job's gate: the rule with the human-move
-// head's part, the condition that decided a rejection, and against
-// perfect no more losses than the live model (the margin applies to the
-// other baselines, and to all of them without a live model).
+// and that its marks follow the job's gate: the held-out figures of both
+// sets beside the training's, the human-move head's verdicts, the rule
+// that decided a rejection, and against perfect no more losses than the
+// live model (the margin applies to the other baselines, and to all of
+// them without a live model).
 func TestRetrainReportFields(t *testing.T) {
 	r := testRenderer(t)
 	loc := discordgo.EnglishUS
@@ -212,19 +235,30 @@ func TestRetrainReportFields(t *testing.T) {
 		want    map[string][]string // field name (or "description") -> texts it contains
 		absent  []string            // field names it does not have
 	}{
-		{"promoted", testReport(), retrain.OutcomePromoted, map[string][]string{
-			"Rule": {"Against Perfect it may not lose more often", "no more than 0.5% worse than the live network's"},
+		{"promoted with both held-out sets", testReport(), retrain.OutcomePromoted, map[string][]string{
+			"Training":                          {"On the training data, last epoch", "human-move accuracy 78.1%"},
+			"Held-out games (never trained on)": {"Held-out (60 games): people's moves predicted 73.9% (live 61.1%) · best move keeps the value 100.0% (live 99.5%)", "Reference (180 games): people's moves predicted 72.2% (live 70.9%)"},
+			"Human-move head":                   {"✅ Held-out (people's moves: 380): new 74.1%, live 61.5%", "✅ Reference (people's moves: 1,150)", "Players: 31 · scaled down to the per-player bound (6.5% of the human-move signal): 2 · far worse than chance, down-weighted: 1 (their moves: 212)"},
+			"Rule":                              {"Against Perfect it may not lose more often", "no more than 0.5% worse than the live network's"},
 		}, []string{"Decided by"}},
 		{"rejected by the human-move head on the reference set", rejectedHuman(), retrain.OutcomeRejected, map[string][]string{
-			"description": {"Rejected"},
-			"Decided by":  {"Reference, people's moves predicted (player-balanced): new 68.9%, live 71.2%; at most 0.5% lower allowed."},
+			"description":     {"Rejected"},
+			"Human-move head": {"✅ Held-out", "❌ Reference (people's moves: 1,150): new 68.9%, live 71.2%, player-balanced: failed"},
+			"Decided by":      {"Reference, people's moves predicted (player-balanced): new 68.9%, live 71.2%; at most 0.5% lower allowed."},
 		}, nil},
+		{"a change of style waives the reference set, a small set is not judged", waivedReport(), retrain.OutcomePromoted, map[string][]string{
+			"Human-move head": {"➖ Held-out (people's moves: 80): not judged, fewer than 100",
+				"➖ Reference (people's moves: 1,150): new 68.9%, live 71.2%, player-balanced: waived, a change of style across the server",
+				"Players: 31 · no per-player bound"},
+		}, []string{"Decided by"}},
 		{"rejected by the matches", rejectedPerfect(), retrain.OutcomeRejected, map[string][]string{
 			"Decided by": {"Score against Perfect: new 40.0%, live 50.0%; at most 5.0% lower allowed."},
 		}, nil},
 		{"no live model", noLiveReport(), retrain.OutcomePromoted, map[string][]string{
-			"Compared with": {"random mover"},
-			"Rule":          {"scores at most 5.0% below a random mover", "not judged"},
+			"Held-out games (never trained on)": {"Held-out (12 games): people's moves predicted 58.6% · best move keeps the value 97.9%"},
+			"Human-move head":                   {"Players: 6 · scaled down to the per-player bound (33.3% of the human-move signal): 0"},
+			"Compared with":                     {"random mover"},
+			"Rule":                              {"scores at most 5.0% below a random mover", "not judged"},
 		}, []string{"Decided by"}},
 		{"losing more to perfect with a live model", losesToPerfect(true), retrain.OutcomeRejected, map[string][]string{
 			"Arena, 20 games per match": {"❌ Against Perfect: new 49.0%, live 50.0% · lost: new 2.0%, live 0.0%", "✅ Against Random"},
@@ -236,7 +270,7 @@ func TestRetrainReportFields(t *testing.T) {
 		{"refused", refusedReport(), retrain.OutcomeRefused, map[string][]string{
 			"description": {"too few new games", "(12; the minimum is 50)", "force:True"},
 			"Games":       {"2,412 games in the corpus, 12 new"},
-		}, []string{"Training", "Arena, 20 games per match", "Rule", "Decided by"}},
+		}, []string{"Training", "Held-out games (never trained on)", "Arena, 20 games per match", "Rule", "Decided by"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := r.RetrainReport(loc, tc.rep, tc.outcome, testRetrainConfig, false)

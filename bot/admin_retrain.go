@@ -343,11 +343,11 @@ func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep r
 			chart = nil
 		}
 	}
-	limit := time.Duration(0)
+	var cfg retrain.Config
 	if b.retrain != nil {
-		limit = b.retrain.Config().TimeLimit
+		cfg = b.retrain.Config()
 	}
-	embed := b.render.RetrainReport(run.loc, rep, outcome, limit, chart != nil)
+	embed := b.render.RetrainReport(run.loc, rep, outcome, cfg, chart != nil)
 	if err := b.editRetrain(ectx, run, "", []*discordgo.MessageEmbed{embed}, chart); err != nil {
 		log.Error("bot: show the retrain report", "err", err)
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -22,8 +23,8 @@ import (
 const ChartName = "chart.png"
 
 // Outcomes of a retrain as RetrainReport shows them: the job's
-// (retrain.OutcomePromoted, OutcomeRejected, OutcomeTimedOut,
-// OutcomeFailed) and OutcomeStopped.
+// (retrain.OutcomePromoted, OutcomeRejected, OutcomeRefused,
+// OutcomeTimedOut, OutcomeFailed) and OutcomeStopped.
 const (
 	// OutcomeStopped is a run cancelled because the bot shut down.
 	OutcomeStopped = "stopped"
@@ -48,7 +49,8 @@ func (r *Renderer) RetrainStarted(loc discordgo.Locale, rules game.Rules, user s
 
 // RetrainProgress renders the progress of a retrain started at started:
 // the stage (with its count, when it has one), the last epoch's loss and
-// accuracies in the training stage, and when it started.
+// accuracies on the training data in the training stage, and on the
+// held-out games when the epoch measured them, and when it started.
 func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user string, p retrain.Progress, started time.Time) string {
 	stage := p.Stage
 	if key := "retrain.stage." + p.Stage; r.cat.Has(key) {
@@ -64,16 +66,22 @@ func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user 
 	if e := p.Epoch; e != nil {
 		lines = append(lines, r.cat.Text(loc, "retrain.epoch", "n", r.cat.Number(loc, e.N), "of", r.cat.Number(loc, e.Of),
 			"loss", r.decimal(loc, e.Loss, 3), "policy", r.percent(loc, e.PolicyAcc), "human", r.percent(loc, e.HumanAcc)))
+		if e.ValidPolicyAcc >= 0 || e.ValidHumanAcc >= 0 {
+			lines = append(lines, r.cat.Text(loc, "retrain.epoch_held", "policy", r.percent(loc, e.ValidPolicyAcc), "human", r.percent(loc, e.ValidHumanAcc)))
+		}
 	}
 	lines = append(lines, r.cat.Text(loc, "retrain.since", "ago", timestamp(started.Unix())))
 	return strings.Join(lines, "\n")
 }
 
 // RetrainOutcome returns the outcome to show for a run that returned rep
-// and err: the report's own, or OutcomeStopped when the bot stopped it
-// (stopped) and OutcomeFailed when it has none.
+// and err: the report's own, OutcomeRefused for a run refused for too few
+// new games, or OutcomeStopped when the bot stopped it (stopped) and
+// OutcomeFailed when it has none.
 func RetrainOutcome(rep retrain.Report, err error, stopped bool) string {
 	switch {
+	case rep.Outcome == retrain.OutcomeRefused || errors.Is(err, retrain.ErrTooFewGames):
+		return retrain.OutcomeRefused
 	case stopped && err != nil:
 		return OutcomeStopped
 	case err == nil && rep.Outcome != "":
@@ -85,14 +93,18 @@ func RetrainOutcome(rep retrain.Report, err error, stopped bool) string {
 }
 
 // RetrainReport renders the final report of a retrain as an embed: the
-// outcome (promoted as version N, rejected, timed out, failed or stopped)
-// and, as far as the run got, the games read, the training's last epoch,
-// the arena results of the new network and of the reference (the live
-// network, or a random mover) against each baseline, with ✅ or ❌ by the
-// gating rule, the model compared with and the rule itself. With chart,
-// the embed shows the attachment ChartName as its image. timeLimit is the
-// job's time limit, for a run that hit it.
-func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outcome string, timeLimit time.Duration, chart bool) *discordgo.MessageEmbed {
+// outcome (promoted as version N, rejected, refused for too few new games,
+// timed out, failed or stopped) and, as far as the run got, the games
+// read, the training (its last epoch's figures on the training data), the
+// held-out figures of the new network and of the live one, the arena
+// results of the new network and of the reference (the live network, or a
+// random mover) against each baseline and the human-move head's tests,
+// with ✅ or ❌ by the gating rule, the model compared with, the rule
+// itself and, for a rejected run, the condition that decided. With chart,
+// the embed shows the attachment ChartName as its image. cfg is the job's
+// configuration: its time limit for a run that hit it, its minimum of new
+// games for a refused one.
+func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outcome string, cfg retrain.Config, chart bool) *discordgo.MessageEmbed {
 	rules, err := game.ParseRules(rep.Rules)
 	name := rep.Rules
 	if err == nil {
@@ -111,25 +123,28 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		e.Description, e.Color = r.cat.Text(loc, "retrain.promoted", "version", version), colorPromoted
 	case retrain.OutcomeRejected:
 		e.Description, e.Color = r.cat.Text(loc, "retrain.rejected"), colorRejected
+	case retrain.OutcomeRefused:
+		e.Description = r.cat.Text(loc, KeyRetrainTooFew, "rules", name, "new", r.cat.Number(loc, rep.Corpus.NewGames),
+			"min", r.cat.Number(loc, cfg.MinNewGames))
 	case retrain.OutcomeTimedOut:
-		e.Description = r.cat.Text(loc, "retrain.timed_out", "limit", r.cat.Duration(loc, timeLimit.Round(time.Second)))
+		e.Description = r.cat.Text(loc, "retrain.timed_out", "limit", r.cat.Duration(loc, cfg.TimeLimit.Round(time.Second)))
 	case OutcomeStopped:
 		e.Description = r.cat.Text(loc, "retrain.stopped")
 	default:
 		e.Description = r.cat.Text(loc, "retrain.failed")
 	}
-	field := func(key string, value string, vars ...string) {
+	field := func(name, value string) {
 		if value != "" {
-			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: r.cat.Text(loc, key, vars...), Value: truncate(value, 1024)})
+			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: name, Value: truncate(value, MaxEmbedFieldValue)})
 		}
 	}
 	if c := rep.Corpus; c.Games > 0 || c.Corrupt > 0 || rep.Training != nil {
 		v := r.cat.Text(loc, "retrain.games", "games", r.cat.Plural(loc, "count.games", c.Games), "new", r.cat.Number(loc, c.NewGames),
 			"human", r.cat.Number(loc, c.HumanGames))
 		if c.Corrupt > 0 {
-			v += " " + r.cat.Text(loc, "retrain.corrupt", "count", r.cat.Number(loc, c.Corrupt))
+			v = sentences(v, r.cat.Text(loc, "retrain.corrupt", "count", r.cat.Number(loc, c.Corrupt)))
 		}
-		field("retrain.field.games", v)
+		field(r.cat.Text(loc, "retrain.field.games"), v)
 	}
 	if n := len(rep.Epochs); n > 0 {
 		last := rep.Epochs[n-1]
@@ -137,26 +152,36 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		if rep.Training != nil {
 			positions = r.cat.Plural(loc, "count.positions", rep.Training.Positions)
 		}
-		field("retrain.field.training", r.cat.Text(loc, "retrain.training", "epochs", r.cat.Plural(loc, "count.epochs", n), "positions", positions,
+		field(r.cat.Text(loc, "retrain.field.training"), r.cat.Text(loc, "retrain.training", "epochs", r.cat.Plural(loc, "count.epochs", n), "positions", positions,
 			"loss", r.decimal(loc, last.Loss, 3), "policy", r.percent(loc, last.PolicyAcc), "human", r.percent(loc, last.HumanAcc)))
 	}
-	if g := rep.Gate; g != nil {
-		live := g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
-		if v := r.arena(loc, g, live); v != "" {
-			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: r.cat.Plural(loc, "retrain.field.arena", g.Games), Value: truncate(v, MaxEmbedFieldValue)})
-		}
+	field(r.cat.Text(loc, "retrain.field.held_out"), r.heldOut(loc, rep.Holdout))
+	g := rep.Gate
+	live := g != nil && g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
+	if g != nil {
+		field(r.cat.Plural(loc, "retrain.field.arena", g.Games), r.arena(loc, g, live))
+	}
+	var human []string
+	if g != nil && g.Human != nil {
+		human = append(human, r.humanGate(loc, g.Human)...)
+	}
+	if p := rep.Players; p != nil && p.Players > 0 {
+		human = append(human, r.players(loc, p))
+	}
+	field(r.cat.Text(loc, "retrain.field.human"), strings.Join(human, "\n"))
+	if g != nil {
+		compared := r.cat.Text(loc, "retrain.field.compared")
 		switch rep.Live.Source {
 		case retrain.SourceRegistry:
-			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.registry", "version", strconv.FormatInt(rep.Live.Version, 10)))
+			field(compared, r.cat.Text(loc, "retrain.live.registry", "version", strconv.FormatInt(rep.Live.Version, 10)))
 		case retrain.SourceShipped:
-			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.shipped", "label", rep.Live.Label))
+			field(compared, r.cat.Text(loc, "retrain.live.shipped", "label", rep.Live.Label))
 		default:
-			field("retrain.field.compared", r.cat.Text(loc, "retrain.live.none"))
+			field(compared, r.cat.Text(loc, "retrain.live.none"))
 		}
-		if live {
-			field("retrain.field.rule", r.cat.Text(loc, "retrain.rule.live", "need", r.percent(loc, 0.5-g.Margin), "margin", r.percent(loc, g.Margin)))
-		} else {
-			field("retrain.field.rule", r.cat.Text(loc, "retrain.rule.none", "margin", r.percent(loc, g.Margin)))
+		field(r.cat.Text(loc, "retrain.field.rule"), r.rule(loc, g, live))
+		if !g.Pass {
+			field(r.cat.Text(loc, "retrain.field.decided"), r.decided(loc, g, live))
 		}
 	}
 	if rep.Workers > 0 {
@@ -172,11 +197,102 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 	return e
 }
 
+// heldOut renders the figures on each held-out set with games, one line
+// each: the human-move head's top-1 share of the people's moves and the
+// best-move head's agreement with the solver, the new network's and,
+// when it was measured, the live one's.
+func (r *Renderer) heldOut(loc discordgo.Locale, sets []train.HoldoutResult) string {
+	var lines []string
+	for _, s := range sets {
+		if s.Games == 0 {
+			continue
+		}
+		vars := []string{"set", r.setName(loc, s.Name), "games", r.cat.Plural(loc, "count.games", s.Games),
+			"human", r.ratio(loc, s.Net.HumanTop1), "policy", r.ratio(loc, s.Net.PolicyAgree)}
+		if ref := s.Reference; ref != nil {
+			lines = append(lines, r.cat.Text(loc, "retrain.held.line", append(vars,
+				"human_live", r.ratio(loc, ref.HumanTop1), "policy_live", r.ratio(loc, ref.PolicyAgree))...))
+		} else {
+			lines = append(lines, r.cat.Text(loc, "retrain.held.alone", vars...))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// humanGate renders the human-move head's test on each held-out set: the
+// player-balanced figures of the new network and the live one, and the
+// verdict (passed, failed, waived or not judged).
+func (r *Renderer) humanGate(loc discordgo.Locale, h *retrain.HumanGate) []string {
+	var lines []string
+	for _, s := range h.Sets {
+		vars := []string{"set", r.setName(loc, s.Name), "moves", r.cat.Number(loc, s.Moves),
+			"new", r.percent(loc, s.Candidate), "live", r.percent(loc, s.Live)}
+		key := "retrain.human.failed"
+		switch {
+		case s.Verdict == "passed":
+			key = "retrain.human.passed"
+		case strings.HasPrefix(s.Verdict, "waived"):
+			key = "retrain.human.waived"
+		case strings.HasPrefix(s.Verdict, "not judged"):
+			key, vars = "retrain.human.not_judged", append(vars, "min", r.cat.Number(loc, h.MinMoves))
+		}
+		lines = append(lines, r.cat.Text(loc, key, vars...))
+	}
+	return lines
+}
+
+// players renders how the human moves were weighted by player: how many
+// players, how many the per-player bound scaled down and how many were
+// far worse than chance and down-weighted, none of them named.
+func (r *Renderer) players(loc discordgo.Locale, p *train.PlayerReport) string {
+	vars := []string{"players", r.cat.Number(loc, p.Players), "far_worse", r.cat.Number(loc, p.FarWorse),
+		"moves", r.cat.Number(loc, p.FarWorseMoves)}
+	if p.MaxShare <= 0 || p.MaxShare >= 1 {
+		return r.cat.Text(loc, "retrain.players_unbounded", vars...)
+	}
+	return r.cat.Text(loc, "retrain.players", append(vars, "share", r.percent(loc, p.MaxShare), "bounded", r.cat.Number(loc, p.Bounded))...)
+}
+
+// setName names a held-out set: the held-out games new since the last run,
+// or the reference set of earlier runs'.
+func (r *Renderer) setName(loc discordgo.Locale, name string) string {
+	switch name {
+	case retrain.SetHeldOut:
+		return r.cat.Text(loc, "retrain.set.held_out")
+	case retrain.SetReference:
+		return r.cat.Text(loc, "retrain.set.reference")
+	}
+	return name
+}
+
+// ratio formats a counted share as a percentage, or "–" when nothing was
+// counted.
+func (r *Renderer) ratio(loc discordgo.Locale, v train.Ratio) string {
+	if v.Den == 0 {
+		return r.percent(loc, -1)
+	}
+	return r.percent(loc, v.Float())
+}
+
+// gateEps is the gate's slack: a figure exactly on a threshold passes
+// whatever the rounding.
+const gateEps = 1e-9
+
+// lossMargin is how much more often than the reference the candidate may
+// lose to opponent: the margin, but against perfect none at all when
+// there is a live model (as the job's gate).
+func lossMargin(g *retrain.GateReport, opponent string, live bool) float64 {
+	if live && opponent == "perfect" {
+		return min(g.Margin, 0)
+	}
+	return g.Margin
+}
+
 // arena renders the gate's matches, one line each, marked by the gating
 // rule: the head-to-head match against the live network, then each
-// baseline with the new network's score and the reference's.
+// baseline with the new network's score and loss rate and the
+// reference's.
 func (r *Renderer) arena(loc discordgo.Locale, g *retrain.GateReport, live bool) string {
-	const eps = 1e-9 // as the job: a score on the threshold passes
 	mark := func(ok bool) string {
 		if ok {
 			return "✅"
@@ -186,23 +302,91 @@ func (r *Renderer) arena(loc discordgo.Locale, g *retrain.GateReport, live bool)
 	var lines []string
 	if h := g.HeadToHead; h != nil {
 		need := 0.5 - g.Margin
-		lines = append(lines, r.cat.Text(loc, "retrain.arena.head", "ok", mark(h.Score >= need-eps),
+		lines = append(lines, r.cat.Text(loc, "retrain.arena.head", "ok", mark(h.Score >= need-gateEps),
 			"score", r.percent(loc, h.Score), "need", r.percent(loc, need)))
 	}
-	ref := r.cat.Text(loc, "retrain.ref.random")
-	if live {
-		ref = r.cat.Text(loc, "retrain.ref.live")
-	}
+	ref := r.refText(loc, live)
 	for _, b := range g.Baselines {
 		c, old := b.Candidate, b.Reference
-		ok := c.Score >= old.Score+g.Margin-eps
-		if live {
-			ok = c.Score >= old.Score-g.Margin-eps && c.LossRate <= old.LossRate+g.Margin+eps
-		}
+		ok := c.Score >= old.Score-g.Margin-gateEps && c.LossRate <= old.LossRate+lossMargin(g, b.Opponent, live)+gateEps
 		lines = append(lines, r.cat.Text(loc, "retrain.arena.line", "ok", mark(ok), "opponent", r.baselineText(loc, b.Opponent),
-			"new", r.percent(loc, c.Score), "ref", ref, "old", r.percent(loc, old.Score)))
+			"new", r.percent(loc, c.Score), "ref", ref, "old", r.percent(loc, old.Score),
+			"new_loss", r.percent(loc, c.LossRate), "old_loss", r.percent(loc, old.LossRate)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// refText names the gate's reference as the arena's lines do.
+func (r *Renderer) refText(loc discordgo.Locale, live bool) string {
+	if live {
+		return r.cat.Text(loc, "retrain.ref.live")
+	}
+	return r.cat.Text(loc, "retrain.ref.random")
+}
+
+// rule states the gating rule with its numbers: the matches' (with the
+// live model, no more losses to perfect than it) and, with a live model,
+// the human-move head's.
+func (r *Renderer) rule(loc discordgo.Locale, g *retrain.GateReport, live bool) string {
+	if !live {
+		return r.cat.Text(loc, "retrain.rule.none", "margin", r.percent(loc, g.Margin))
+	}
+	parts := []string{r.cat.Text(loc, "retrain.rule.live", "need", r.percent(loc, 0.5-g.Margin), "margin", r.percent(loc, g.Margin))}
+	for _, b := range g.Baselines {
+		if b.Opponent == "perfect" {
+			parts = append(parts, r.cat.Text(loc, "retrain.rule.perfect", "perfect", r.baselineText(loc, b.Opponent)))
+		}
+	}
+	if h := g.Human; h != nil {
+		parts = append(parts, r.cat.Text(loc, "retrain.rule.human", "min", r.cat.Number(loc, h.MinMoves), "tolerance", r.percent(loc, h.Tolerance)))
+	}
+	return sentences(parts...)
+}
+
+// sentences joins whole sentences of a text with a space, or with none
+// after a full stop that needs none (Chinese and Japanese "。").
+func sentences(parts ...string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 && !strings.HasSuffix(parts[i-1], "。") && !strings.HasSuffix(parts[i-1], "！") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// decided states the first condition the candidate broke, in the order
+// the job's gate checks them (the head-to-head match, each baseline's
+// score and losses, each held-out set's human-move test), with its
+// figures; when it finds none (a rule this renderer does not know), the
+// job's own words (GateReport.Decided).
+func (r *Renderer) decided(loc discordgo.Locale, g *retrain.GateReport, live bool) string {
+	if h := g.HeadToHead; live && h != nil && h.Score < 0.5-g.Margin-gateEps {
+		return r.cat.Text(loc, "retrain.decided.head", "score", r.percent(loc, h.Score), "need", r.percent(loc, 0.5-g.Margin))
+	}
+	ref := r.refText(loc, live)
+	for _, b := range g.Baselines {
+		c, old := b.Candidate, b.Reference
+		vars := []string{"opponent", r.baselineText(loc, b.Opponent), "ref", ref}
+		if c.Score < old.Score-g.Margin-gateEps {
+			return r.cat.Text(loc, "retrain.decided.score", append(vars, "new", r.percent(loc, c.Score), "old", r.percent(loc, old.Score),
+				"margin", r.percent(loc, g.Margin))...)
+		}
+		if lm := lossMargin(g, b.Opponent, live); c.LossRate > old.LossRate+lm+gateEps {
+			return r.cat.Text(loc, "retrain.decided.loss", append(vars, "new", r.percent(loc, c.LossRate), "old", r.percent(loc, old.LossRate),
+				"margin", r.percent(loc, lm))...)
+		}
+	}
+	if h := g.Human; live && h != nil {
+		for _, s := range h.Sets {
+			if s.Verdict == "failed" {
+				return r.cat.Text(loc, "retrain.decided.human", "set", r.setName(loc, s.Name), "new", r.percent(loc, s.Candidate),
+					"live", r.percent(loc, s.Live), "tolerance", r.percent(loc, h.Tolerance))
+			}
+		}
+	}
+	return g.Decided
 }
 
 // ModelInfo is what /ttt-admin model shows about a board's network.

@@ -30,7 +30,7 @@ const (
 	// KeyRetrainTooFew refuses a retrain without the force option on a
 	// board with fewer new games since the last retrain than the job's
 	// minimum ({rules}, {new}, {min}); nothing was trained.
-	KeyRetrainTooFew = "reply.retrain_too_few"
+	KeyRetrainTooFew = "retrain.too_few"
 	// KeyNoModel refuses a neural level on a board without a network.
 	KeyNoModel = "reply.no_model"
 	// keyNoModelLevel is KeyNoModel naming the level and the board.

@@ -28,7 +28,10 @@ import (
 //     Discord's limit for where it is shown;
 //   - commands named in texts ("/ttt replay") are the locale's own names
 //     of the subcommands, and the words /ttt-admin set parses (on, off,
-//     none, 30s, 3x3k3, de, ...) are kept as they are in what it takes.
+//     none, 30s, 3x3k3, de, ...) are kept as they are in what it takes;
+//   - a locale written in another script has no English word left in its
+//     texts ("win in 3 ply"), and no locale but English keeps the English
+//     example names (#games, @Players).
 func TestCatalogCheck(t *testing.T) {
 	c := testCatalog(t)
 	want := DiscordLocales()
@@ -64,6 +67,8 @@ func TestCatalogCheck(t *testing.T) {
 			checkLengths(t, c, loc)
 			checkMentions(t, c, loc)
 			checkTokens(t, c, loc)
+			checkLatinWords(t, c, loc)
+			checkExampleNames(t, c, loc)
 		})
 	}
 }
@@ -280,6 +285,171 @@ func checkTokens(t *testing.T, c *Catalog, loc discordgo.Locale) {
 			if re := word(tok); re.MatchString(en) && !re.MatchString(text) {
 				t.Errorf("%q leaves out %q, a value the bot takes as it is written", key, tok)
 			}
+		}
+	}
+}
+
+// nonLatinLocales are the locales written in a script other than Latin. In
+// their texts a Latin word is English left behind by mistake, unless it is
+// something the reader types or sees as it is (see checkLatinWords).
+var nonLatinLocales = []discordgo.Locale{discordgo.Japanese, discordgo.ChineseCN, discordgo.ChineseTW,
+	discordgo.Korean, discordgo.Thai, discordgo.Hindi, discordgo.Greek, discordgo.Bulgarian,
+	discordgo.Russian, discordgo.Ukrainian}
+
+// latinAllowed are the Latin words a non-Latin locale may write outside
+// code spans, each with the locales that may ("" for every one): names
+// (Discord, and the tie-breaks Buchholz and Sonneborn-Berger, which chess
+// keeps in Latin letters), the abbreviation MCTS, and the words Greek
+// writes in Latin script, as Discord's Greek client does (bot, and the
+// level name minimax, which el keeps in Latin like its "$same" level
+// names). Keep it short: a word added here is a word the check no longer
+// sees in those locales.
+var latinAllowed = map[string]string{
+	"discord":          "",
+	"buchholz":         "",
+	"sonneborn-berger": "",
+	"mcts":             "",
+	"bot":              "el",
+	"minimax":          "el",
+}
+
+// latinSkip matches what a text may write in Latin letters in any script:
+// code spans, placeholders, Discord markup (<#1>, <@1>, <t:1:R>), the
+// command names /ttt and /ttt-admin, and the command line the review
+// names (bot play -position).
+var latinSkip = regexp.MustCompile("`[^`]*`|\\{[a-z_]+\\}|<[^<>]*>|/ttt(?:-admin)?|\\bbot play -position")
+
+// latinToken matches a run of Latin letters and digits, hyphens inside;
+// one with three letters in a row is a word.
+var (
+	latinToken = regexp.MustCompile(`[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*`)
+	latinWord  = regexp.MustCompile(`[A-Za-z]{3}`)
+	// boardNotation is a board preset or a line in X and O: 4x3xox, X-O-X.
+	boardNotation = regexp.MustCompile(`^[0-9XxOo-]+$`)
+)
+
+// checkLatinWords: in a locale written in another script, no text has a
+// Latin word that latinWords flags. Names of commands and options, checked
+// by checkNames, and the keys "$same" lists are left out.
+func checkLatinWords(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	if !slices.Contains(nonLatinLocales, loc) {
+		return
+	}
+	for _, key := range c.Keys() {
+		kind, _, _ := strings.Cut(key, ".")
+		if ((kind == "cmd" || kind == "opt") && strings.HasSuffix(key, ".name")) || c.Intentional(loc, key) {
+			continue
+		}
+		for form, text := range c.Forms(loc, key) {
+			for _, w := range latinWords(loc, text) {
+				t.Errorf("%q (%s) has the Latin word %q: translate it, put what the reader types in a code span, or allow it in latinAllowed", key, form, w)
+			}
+		}
+	}
+}
+
+// latinWords returns the Latin words of three letters or more in text,
+// outside what latinSkip removes, that are not a value the bot parses (on,
+// off, none, 3x3k3, ...), board notation (X-O-X) or allowed in loc by
+// latinAllowed.
+func latinWords(loc discordgo.Locale, text string) []string {
+	var out []string
+	for _, tok := range latinToken.FindAllString(latinSkip.ReplaceAllString(text, " "), -1) {
+		if !latinWord.MatchString(tok) || boardNotation.MatchString(tok) || slices.Contains(settingTokens, tok) {
+			continue
+		}
+		if locs, ok := latinAllowed[strings.ToLower(tok)]; ok &&
+			(locs == "" || slices.Contains(strings.Fields(locs), string(loc))) {
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// exampleName matches a channel or role name in an example: #games,
+// @Players.
+var exampleName = regexp.MustCompile(`[#@][\p{L}\p{N}_-]+`)
+
+// sharedExamples are English example names that are words of some other
+// languages too, with those locales: bot-zone is a Danish, German and
+// Dutch compound as well.
+var sharedExamples = map[string]string{
+	"#bot-zone": "da de nl",
+}
+
+// checkExampleNames: the channel and role names the English texts give as
+// examples (#games #bot-zone, @Players) are English; every other language
+// gives names in its own words, as a server of its speakers would have.
+func checkExampleNames(t *testing.T, c *Catalog, loc discordgo.Locale) {
+	t.Helper()
+	if strings.HasPrefix(string(loc), "en-") {
+		return
+	}
+	for _, key := range c.Keys() {
+		for form, text := range c.Forms(loc, key) {
+			for _, name := range englishExamples(loc, c.Text(DefaultLocale, key), text) {
+				t.Errorf("%q (%s) keeps the English example name %s: use a name in the language", key, form, name)
+			}
+		}
+	}
+}
+
+// englishExamples returns the example names of the English text en that
+// loc's text keeps, but for those sharedExamples allows in loc.
+func englishExamples(loc discordgo.Locale, en, text string) []string {
+	var out []string
+	names := exampleName.FindAllString(text, -1)
+	for _, name := range exampleName.FindAllString(en, -1) {
+		if slices.Contains(names, name) && !slices.Contains(strings.Fields(sharedExamples[name]), string(loc)) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestCatalogCheckWords pins what the checks for English left behind flag,
+// with the slips they were written for (th "ชนะใน 3 ply", #games and
+// @Players in the settings help) and what they must let through.
+func TestCatalogCheckWords(t *testing.T) {
+	latin := []struct {
+		loc  discordgo.Locale
+		text string
+		want []string
+	}{
+		{discordgo.Thai, "ชนะใน {plies} ply", []string{"ply"}},
+		{discordgo.Thai, "เล่นโอเอ็กซ์ (tic-tac-toe) และแบบกระดานใหญ่กว่า", []string{"tic-tac-toe"}},
+		{discordgo.Thai, "รอบฝึกที่ {n} จาก {of}: loss {loss}", []string{"loss"}},
+		{discordgo.Japanese, "チャンネルのメンション（例: #games #bot-zone、最大25個）、または `all`。", []string{"games", "bot-zone"}},
+		{discordgo.ChineseCN, "一个身份组提及，如 @Players；或 `none`。", []string{"Players"}},
+		{discordgo.Russian, "Бот (bot) занят", []string{"bot"}},
+		{discordgo.Greek, "Το bot δεν απαντά· γράψτε none ή off.", nil},
+		{discordgo.Thai, "วางใน `bot play -position`", nil},
+		{discordgo.Korean, "/ttt 컴퓨터대전 명령어의 국면 옵션이나 bot play -position에 붙여 넣으세요.", nil},
+		{discordgo.Hindi, "`/ttt-admin पुनः-प्रशिक्षण` को `बलपूर्वक:True` के साथ", nil},
+		{discordgo.Japanese, "`{rank}.` {player} · Buchholz {buchholz} · Sonneborn-Berger {sb}", nil},
+		{discordgo.Ukrainian, "X-O-X (4x3): O-X-O, <t:1796148000:R>, <#123>, Discord ID, MCTS, 5x5k4", nil},
+	}
+	for _, tt := range latin {
+		if got := latinWords(tt.loc, tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("latinWords(%s, %q) = %q, want %q", tt.loc, tt.text, got, tt.want)
+		}
+	}
+	const en = "Channel mentions, like #games #bot-zone, up to 25; or all. One role mention, like @Players."
+	examples := []struct {
+		loc  discordgo.Locale
+		text string
+		want []string
+	}{
+		{discordgo.Swedish, "t.ex. #games #bot-zone, @Players", []string{"#games", "#bot-zone", "@Players"}},
+		{discordgo.German, "wie #partien #bot-zone; wie @Spieler", nil},
+		{discordgo.French, "comme #parties #bot-zone", []string{"#bot-zone"}},
+		{discordgo.Japanese, "例: #対局 #ボット部屋、@プレイヤー", nil},
+	}
+	for _, tt := range examples {
+		if got := englishExamples(tt.loc, en, tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("englishExamples(%s, %q) = %q, want %q", tt.loc, tt.text, got, tt.want)
 		}
 	}
 }

@@ -118,7 +118,8 @@ func (b *Bot) openLimitFor(_ context.Context, _ *call, _ string) int {
 }
 
 // throttle takes one action from the user's rate-limit bucket (one per
-// user, shared by every replica) for a command or a click, and refuses
+// user, named by their pseudonym, shared by every replica) for a command
+// or a click, and refuses
 // the interaction with KeySlowDown when it is empty. It fails open: if
 // Redis does not answer in time, the interaction goes ahead and the
 // failure is logged as a warning.
@@ -128,7 +129,7 @@ func (b *Bot) throttle(ctx context.Context, c *call) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, rateLimitTimeout)
 	defer cancel()
-	ok, wait, err := b.store.Allow(ctx, "u:"+c.user, b.abuse.burst, b.abuse.perSecond, b.now())
+	ok, wait, err := b.store.AllowUser(ctx, c.user, b.abuse.burst, b.abuse.perSecond, b.now())
 	switch {
 	case err != nil:
 		c.warnings = append(c.warnings, fmt.Errorf("bot: rate limit not checked, interaction allowed: %w", err))

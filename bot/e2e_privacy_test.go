@@ -3,8 +3,10 @@ package bot_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/redis/go-redis/v9"
@@ -24,15 +26,23 @@ const modPerms = discordgo.PermissionManageGuild | fakediscord.DefaultPermission
 
 // TestE2EPrivacy runs /ttt privacy, /ttt forget-me and /ttt-admin
 // forget-server over both transports: who may confirm, what goes and
-// what stays, and a second run that finds nothing more.
+// what stays, and a second run that finds nothing more. The challenge
+// cooldown is long and the rate limit refills slowly, so that both are
+// surely still running when the store is scanned after forget-me.
 func TestE2EPrivacy(t *testing.T) {
 	t.Parallel()
 	scenarios := []scenario{
 		{"forget me", forgetMeScenario},
 		{"forget server", forgetServerScenario},
 	}
-	runScenarios(t, 41, bot.Options{}, nil, scenarios)
+	runScenarios(t, 41, bot.Options{ChallengeCooldown: time.Hour, RateBurst: 100, RatePerSecond: 0.01}, nil, scenarios)
 }
+
+// keptProtections are the key families that keep naming a forgotten
+// user, by pseudonym only, because they protect others from them or
+// expire by themselves: another user's block of them, their challenge
+// cooldown, their rate-limit bucket and the throttle of forget-me itself.
+var keptProtections = []string{"ttt:block:", "ttt:cooldown:", "ttt:rate:", "ttt:throttle:"}
 
 func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	// dana plays: against the computer, a game won against alice, and a
@@ -42,10 +52,9 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	playScript(b.e2e, msg, cur, []move{{dana, 0, 0}, {alice, 1, 0}, {dana, 0, 1}, {alice, 1, 1}, {dana, 0, 2}})
 	live, cur := challengeBetween(b.e2e, alice, dana)
 	playScript(b.e2e, live, cur, []move{{alice, 1, 1}})
-	for _, bl := range [][2]string{{dana, bob}, {bob, dana}} {
-		if _, err := b.store.Block(b.ctx, bl[0], bl[1], 0); err != nil {
-			t.Fatal(err)
-		}
+	// bob blocks dana (his action, not hers) and dana blocks bob.
+	for _, bl := range [][2]string{{bob, dana}, {dana, bob}} {
+		b.wantText(mustResponse(b.command(bl[0], bot.SubBlock, userOpt(bl[1]))), bot.KeyBlockDone, "user", mentionOf(bl[1]))
 	}
 	pseudonym, err := b.store.Pseudonym(dana)
 	if err != nil {
@@ -53,6 +62,13 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	}
 	if len(storedAnywhere(b, dana, pseudonym)) == 0 {
 		t.Fatal("setup: nothing stored about dana")
+	}
+	// What forgetting keeps is there to be kept: bob's block, dana's
+	// cooldown (her challenge of alice) and her rate-limit bucket.
+	for _, family := range keptProtections[:3] {
+		if !slices.ContainsFunc(storedAnywhere(b, dana, pseudonym), func(line string) bool { return strings.HasPrefix(line, family) }) {
+			t.Fatalf("setup: no %s key names dana", family)
+		}
 	}
 
 	// What is kept, privately.
@@ -104,22 +120,45 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 		t.Fatalf("alice's live game after dana left: %v", err)
 	}
 
-	// Nothing names dana any more, under their ID or their pseudonym, but
-	// what forgetting keeps on purpose: bob's block of dana (bob's
-	// protection) and dana's running cooldown and rate limit, which
-	// forgetting must not reset (they expire by themselves).
-	var left []string
-	for _, line := range storedAnywhere(b, dana, pseudonym) {
-		if !strings.HasPrefix(line, "ttt:block:{u:"+bob+"}") && !strings.HasPrefix(line, "ttt:cooldown:") && !strings.HasPrefix(line, "ttt:rate:") &&
-			!strings.HasPrefix(line, "ttt:throttle:") {
-			left = append(left, line)
+	// dana's ID is in no key name and no value, whoever's action stored
+	// it: not in bob's block list, nor in the names of her cooldown, her
+	// rate-limit bucket or the throttle of the forget-me that just ran.
+	if left := storedAnywhere(b, dana); len(left) > 0 {
+		t.Fatalf("dana's ID is still stored:\n%s", strings.Join(left, "\n"))
+	}
+	// Her pseudonym is left only where forgetting keeps it on purpose,
+	// and is still there in each: bob's block of her (his protection),
+	// her running cooldown and rate limit, which forgetting must not
+	// reset, and the forget-me throttle (all three expire by themselves).
+	// Her own blocks are gone.
+	seen := map[string]bool{}
+	for _, line := range storedAnywhere(b, pseudonym) {
+		i := slices.IndexFunc(keptProtections, func(f string) bool { return strings.HasPrefix(line, f) })
+		if i < 0 || strings.HasPrefix(line, "ttt:block:{u:"+pseudonym+"}") {
+			t.Errorf("dana's pseudonym is still stored: %s", line)
+			continue
+		}
+		seen[keptProtections[i]] = true
+	}
+	for _, family := range keptProtections {
+		if !seen[family] {
+			t.Errorf("no %s key names dana's pseudonym after forget-me: forgetting must keep it", family)
 		}
 	}
-	if len(left) > 0 {
-		t.Fatalf("still stored about dana:\n%s", strings.Join(left, "\n"))
+	if t.Failed() {
+		t.FailNow()
 	}
+	// The protections still work: bob's block refuses dana's challenge,
+	// and her cooldown still runs.
 	if blocked, err := b.store.Blocked(b.ctx, bob, dana); err != nil || !blocked {
 		t.Fatalf("bob's block of dana after dana left: %v %v, want kept", blocked, err)
+	}
+	b.wantText(mustResponse(b.command(dana, bot.SubChallenge, opponentOpt(bob))), bot.KeyBlocked, "user", mentionOf(bob))
+	if r, _ := b.command(dana, bot.SubChallenge, opponentOpt(carol)); !strings.HasPrefix(r.Message.Content, "You can challenge again <t:") {
+		t.Fatalf("dana's challenge after forget-me answered %q, want her cooldown still running", r.Message.Content)
+	}
+	if left := storedAnywhere(b, dana); len(left) > 0 {
+		t.Fatalf("dana's refused challenges stored her ID:\n%s", strings.Join(left, "\n"))
 	}
 	// alice keeps her side: her stats, and her history with the game
 	// against a forgotten player.

@@ -45,7 +45,7 @@ func (b *Bot) clickForgetMe(ctx context.Context, c *call, id CustomID) error {
 	if id.Game != forgetMeRef(c.user) {
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-me confirmation for %q", id.Game)}
 	}
-	if err := b.throttleForget(ctx, "forget-me:"+c.user); err != nil {
+	if err := forgetWait(b.store.ThrottleUser(ctx, "forget-me", c.user, forgetEvery, b.now())); err != nil {
 		return err
 	}
 	if err := b.startForgetting(ctx, c); err != nil {
@@ -83,7 +83,7 @@ func (b *Bot) clickForgetServer(ctx context.Context, c *call, id CustomID) error
 	case !b.moderator(ctx, c):
 		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, guild)}
 	}
-	if err := b.throttleForget(ctx, "forget-server:"+guild); err != nil {
+	if err := forgetWait(b.store.Throttle(ctx, "forget-server:"+guild, forgetEvery, b.now())); err != nil {
 		return err
 	}
 	if err := b.startForgetting(ctx, c); err != nil {
@@ -158,10 +158,12 @@ const forgetEvery = 2 * time.Minute
 // KeyForgetWait refuses a forget that ran moments ago.
 const KeyForgetWait = "error.forget_wait"
 
-// throttleForget lets the named forget run at most once every
-// forgetEvery, across replicas.
-func (b *Bot) throttleForget(ctx context.Context, name string) error {
-	ok, until, err := b.store.Throttle(ctx, name, forgetEvery, b.now())
+// forgetWait turns the claim of a forget's throttle (ok, until its end,
+// err: persistence's Throttle or ThrottleUser, for forgetEvery) into the
+// refusal of a forget that ran moments ago, so that it runs at most once
+// every forgetEvery, across replicas. A user's is named by pseudonym:
+// forget-me keeps it, and it must not name them.
+func forgetWait(ok bool, until time.Time, err error) error {
 	switch {
 	case err != nil:
 		return err

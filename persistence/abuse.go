@@ -2,6 +2,9 @@ package persistence
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +18,47 @@ import (
 // What keeps one user from flooding another (or the bot): blocks, a
 // cooldown between challenges, an index of open challenges, and token
 // buckets for rate limits. Keys are in keys.go.
+//
+// Blocks, cooldowns, the rate buckets of AllowUser and the throttles of
+// ThrottleUser name users by pseudonym (see pseudo), never by Discord ID,
+// in key names and in values alike: they are what ForgetUser keeps of a
+// forgotten user on purpose (another user's block of them, a cooldown or
+// limit still running), and so they must not hold the ID. The
+// open-challenge index keeps the ID in its name; ForgetUser deletes it.
+
+// unkeyedPseudonymKey keys pseudo when Options.PseudonymKey is empty
+// (tests and tools; serve always has a key): the names still hold no
+// Discord ID, but anyone can compute them from one.
+var unkeyedPseudonymKey = []byte("ttt-bot persistence: no pseudonym key")
+
+// pseudo is the name under which the Store keys user's blocks,
+// cooldowns, rate buckets and throttles: Pseudonym(user), or, without a
+// pseudonym key, the same HMAC keyed with unkeyedPseudonymKey.
+// Changing the key loses them all (blocks included).
+func (s *Store) pseudo(user string) string {
+	key := s.opts.PseudonymKey
+	if len(key) == 0 {
+		key = unkeyedPseudonymKey
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(user))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// isPseudonym reports whether s has the shape of a pseudonym (64
+// lowercase hex digits), which no Discord ID has: how MigrateBlocks tells
+// the entries written before blocks were pseudonymised.
+func isPseudonym(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // ErrLimit reports a request refused because the caller is at a limit it
 // gave (the most blocks a user may keep, say).
@@ -50,12 +94,13 @@ func checkBlockArgs(user, target string) error {
 // is idempotent: it reports whether target was newly added, and blocking
 // again changes nothing. With limit above zero, a user who already blocks
 // limit others cannot block one more: that fails with ErrLimit. Blocks do
-// not expire; Unblock or DeleteBlocks removes them.
+// not expire; Unblock or DeleteBlocks removes them. Both users are stored
+// as pseudonyms (see pseudo).
 func (s *Store) Block(ctx context.Context, user, target string, limit int) (added bool, err error) {
 	if err := checkBlockArgs(user, target); err != nil {
 		return false, err
 	}
-	n, err := blockScript.Run(ctx, s.rdb, []string{s.keys.blocks(user)}, target, max(limit, 0)).Int()
+	n, err := blockScript.Run(ctx, s.rdb, []string{s.keys.blocks(s.pseudo(user))}, s.pseudo(target), max(limit, 0)).Int()
 	switch {
 	case err != nil:
 		return false, fmt.Errorf("persistence: block: %w", err)
@@ -70,7 +115,7 @@ func (s *Store) Unblock(ctx context.Context, user, target string) (removed bool,
 	if err := checkBlockArgs(user, target); err != nil {
 		return false, err
 	}
-	n, err := s.rdb.SRem(ctx, s.keys.blocks(user), target).Result()
+	n, err := s.rdb.SRem(ctx, s.keys.blocks(s.pseudo(user)), s.pseudo(target)).Result()
 	if err != nil {
 		return false, fmt.Errorf("persistence: unblock: %w", err)
 	}
@@ -79,7 +124,7 @@ func (s *Store) Unblock(ctx context.Context, user, target string) (removed bool,
 
 // Blocked reports whether user has blocked target.
 func (s *Store) Blocked(ctx context.Context, user, target string) (bool, error) {
-	ok, err := s.rdb.SIsMember(ctx, s.keys.blocks(user), target).Result()
+	ok, err := s.rdb.SIsMember(ctx, s.keys.blocks(s.pseudo(user)), s.pseudo(target)).Result()
 	if err != nil {
 		return false, fmt.Errorf("persistence: blocked: %w", err)
 	}
@@ -89,9 +134,10 @@ func (s *Store) Blocked(ctx context.Context, user, target string) (bool, error) 
 // BlockedBetween reports, in one round trip, whether a has blocked b and
 // whether b has blocked a.
 func (s *Store) BlockedBetween(ctx context.Context, a, b string) (aBlocksB, bBlocksA bool, err error) {
+	pa, pb := s.pseudo(a), s.pseudo(b)
 	pipe := s.rdb.Pipeline()
-	ab := pipe.SIsMember(ctx, s.keys.blocks(a), b)
-	ba := pipe.SIsMember(ctx, s.keys.blocks(b), a)
+	ab := pipe.SIsMember(ctx, s.keys.blocks(pa), pb)
+	ba := pipe.SIsMember(ctx, s.keys.blocks(pb), pa)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return false, false, fmt.Errorf("persistence: blocked between: %w", err)
 	}
@@ -100,7 +146,7 @@ func (s *Store) BlockedBetween(ctx context.Context, a, b string) (aBlocksB, bBlo
 
 // BlockCount returns how many users user has blocked.
 func (s *Store) BlockCount(ctx context.Context, user string) (int64, error) {
-	n, err := s.rdb.SCard(ctx, s.keys.blocks(user)).Result()
+	n, err := s.rdb.SCard(ctx, s.keys.blocks(s.pseudo(user))).Result()
 	if err != nil {
 		return 0, fmt.Errorf("persistence: block count: %w", err)
 	}
@@ -110,10 +156,72 @@ func (s *Store) BlockCount(ctx context.Context, user string) (int64, error) {
 // DeleteBlocks deletes user's blocks, for a user who asks to be
 // forgotten. Other users' blocks of user are theirs and stay.
 func (s *Store) DeleteBlocks(ctx context.Context, user string) error {
-	if err := s.rdb.Del(ctx, s.keys.blocks(user)).Err(); err != nil {
+	if err := s.rdb.Del(ctx, s.keys.blocks(s.pseudo(user))).Err(); err != nil {
+		return fmt.Errorf("persistence: deleting the blocks of %s: %w", user, err)
+	}
+	if err := s.rdb.Del(ctx, s.keys.blocks(user)).Err(); err != nil { // from before MigrateBlocks
 		return fmt.Errorf("persistence: deleting the blocks of %s: %w", user, err)
 	}
 	return nil
+}
+
+// MigrateBlocks moves the blocks stored before blocks were keyed by
+// pseudonym: each set named by a Discord ID goes to the set named by its
+// pseudonym, its members that are Discord IDs turned into theirs, so
+// those blocks keep refusing challenges. (Sets named by a pseudonym only
+// ever get pseudonyms.) serve runs it at every start, before it serves,
+// so that blocks a replica of the earlier version writes during a rolling
+// upgrade are moved by the next start. It is idempotent (a second run
+// finds nothing) and safe beside other replicas: members are added to the
+// new set before they leave the old one, so a block is never missing,
+// only briefly in both. It reads every key once (SCAN, every master of a
+// Cluster) and reports how many blocks it moved.
+func (s *Store) MigrateBlocks(ctx context.Context) (int, error) {
+	p := pattern(s.keys.blocks(wild))
+	var owners []string
+	err := s.scanKeys(ctx, func(page []string) error {
+		for _, k := range page {
+			if c, ok := p.match(k, false); ok && !isPseudonym(c[0]) {
+				owners = append(owners, c[0])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("persistence: migrating blocks: %w", err)
+	}
+	moved := 0
+	for _, owner := range owners {
+		n, err := s.migrateBlocks(ctx, owner)
+		if err != nil {
+			return moved, fmt.Errorf("persistence: migrating the blocks of %s: %w", owner, err)
+		}
+		moved += n
+	}
+	return moved, nil
+}
+
+// migrateBlocks moves the blocks in the set named by the Discord ID user
+// to the set named by user's pseudonym and returns how many it moved.
+// The two sets are in different slots: two steps, adding first.
+func (s *Store) migrateBlocks(ctx context.Context, user string) (int, error) {
+	from := s.keys.blocks(user)
+	members, err := s.rdb.SMembers(ctx, from).Result()
+	if err != nil || len(members) == 0 {
+		return 0, err
+	}
+	add, drop := make([]any, len(members)), make([]any, len(members))
+	for i, m := range members {
+		add[i], drop[i] = m, m
+		if !isPseudonym(m) {
+			add[i] = s.pseudo(m)
+		}
+	}
+	if err := s.rdb.SAdd(ctx, s.keys.blocks(s.pseudo(user)), add...).Err(); err != nil {
+		return 0, err
+	}
+	n, err := s.rdb.SRem(ctx, from, drop...).Result()
+	return int(n), err
 }
 
 // cooldownScript claims a cooldown: if KEYS[1] holds a time (Unix ms)
@@ -140,13 +248,13 @@ return 0
 // otherwise the new cooldown of d starts, ok is true and until is its end
 // (pass it to ReleaseChallengeCooldown to give the claim back). Two
 // replicas claiming at once cannot both succeed. A d of zero or less
-// never refuses and stores nothing.
+// never refuses and stores nothing. The key names the user by pseudonym.
 func (s *Store) ChallengeCooldown(ctx context.Context, guild, user string, d time.Duration, now time.Time) (ok bool, until time.Time, err error) {
 	if d <= 0 {
 		return true, now, nil
 	}
 	end := now.Add(d).UnixMilli()
-	res, err := cooldownScript.Run(ctx, s.rdb, []string{s.keys.challengeCooldown(guild, user)},
+	res, err := cooldownScript.Run(ctx, s.rdb, []string{s.keys.challengeCooldown(guild, s.pseudo(user))},
 		now.UnixMilli(), end, max(d.Milliseconds(), 1)).Int64()
 	if err != nil {
 		return false, time.Time{}, fmt.Errorf("persistence: challenge cooldown: %w", err)
@@ -161,7 +269,7 @@ func (s *Store) ChallengeCooldown(ctx context.Context, guild, user string, d tim
 // claim that ended at until started (for a challenge that was not made
 // after all), unless a later claim has replaced it.
 func (s *Store) ReleaseChallengeCooldown(ctx context.Context, guild, user string, until time.Time) error {
-	err := releaseScript.Run(ctx, s.rdb, []string{s.keys.challengeCooldown(guild, user)}, until.UnixMilli()).Err()
+	err := releaseScript.Run(ctx, s.rdb, []string{s.keys.challengeCooldown(guild, s.pseudo(user))}, until.UnixMilli()).Err()
 	if err != nil {
 		return fmt.Errorf("persistence: release challenge cooldown: %w", err)
 	}
@@ -279,15 +387,31 @@ redis.call('SET', KEYS[1], string.format('%.0f', nt), 'PX', math.ceil((nt - now)
 return {1, 0}
 `
 
-// Allow takes one action from the rate-limit bucket named bucket (one per
-// user, say "u:<user ID>"), shared by every process on this Redis: a
-// bucket of capacity actions, full at first, refilled at perSecond
-// actions a second. It reports whether the action is allowed and, when it
-// is not, how long until it would be. A refused action takes nothing from
-// the bucket. now is passed in (the caller's clock decides, so tests are
-// exact); the key lives only until the bucket would be full again. It
-// is on the path of every interaction, so it goes through the batcher of
-// the game path: one round trip, shared with other callers' under load.
+// userBucketPrefix starts the name of a user's rate-limit bucket in
+// AllowUser, before their pseudonym.
+const userBucketPrefix = "u:"
+
+// AllowUser takes one action from user's own rate-limit bucket, as Allow
+// does; the bucket is named by the user's pseudonym, so the key that
+// holds it never names the user (and outlives a ForgetUser, expiring by
+// itself: forgetting must not refill it).
+func (s *Store) AllowUser(ctx context.Context, user string, capacity int, perSecond float64, now time.Time) (ok bool, retryAfter time.Duration, err error) {
+	if user == "" {
+		return false, 0, fmt.Errorf("%w: rate limit of an empty user ID", ErrInvalid)
+	}
+	return s.Allow(ctx, userBucketPrefix+s.pseudo(user), capacity, perSecond, now)
+}
+
+// Allow takes one action from the rate-limit bucket named bucket (a name
+// that holds no user ID: AllowUser names a user's), shared by every
+// process on this Redis: a bucket of capacity actions, full at first,
+// refilled at perSecond actions a second. It reports whether the action
+// is allowed and, when it is not, how long until it would be. A refused
+// action takes nothing from the bucket. now is passed in (the caller's
+// clock decides, so tests are exact); the key lives only until the
+// bucket would be full again. It is on the path of every interaction, so
+// it goes through the batcher of the game path: one round trip, shared
+// with other callers' under load.
 func (s *Store) Allow(ctx context.Context, bucket string, capacity int, perSecond float64, now time.Time) (ok bool, retryAfter time.Duration, err error) {
 	if bucket == "" || strings.ContainsAny(bucket, "{}") || capacity < 1 || !(perSecond > 0) || math.IsInf(perSecond, 0) {
 		return false, 0, fmt.Errorf("%w: rate bucket %q with capacity %d at %v a second", ErrInvalid, bucket, capacity, perSecond)
@@ -313,10 +437,20 @@ func (s *Store) Allow(ctx context.Context, bucket string, capacity int, perSecon
 	return res[0] == 1, time.Duration(res[1]) * time.Microsecond, nil
 }
 
-// Throttle lets an expensive action named name (a user's or a server's)
-// run at most once every d: the first call in a window of d claims it
-// (ok true, until its end), later ones are refused with the end of the
-// window. It shares the cooldowns' atomic script, so replicas agree. A d
+// ThrottleUser is Throttle for an action of one user (such as
+// "forget-me"): the throttle's key names the user by pseudonym, so it
+// can outlive a ForgetUser (and expire by itself) without naming them.
+func (s *Store) ThrottleUser(ctx context.Context, action, user string, d time.Duration, now time.Time) (ok bool, until time.Time, err error) {
+	if action == "" || user == "" {
+		return false, time.Time{}, fmt.Errorf("%w: throttle %q of user %q", ErrInvalid, action, user)
+	}
+	return s.Throttle(ctx, action+":"+s.pseudo(user), d, now)
+}
+
+// Throttle lets an expensive action named name (a server's, say: a name
+// that holds no user ID; ThrottleUser names a user's) run at most once
+// every d: the first call in a window of d claims it (ok true, until its
+// end), later ones are refused with the end of the window. It shares the cooldowns' atomic script, so replicas agree. A d
 // of zero or less never refuses and stores nothing.
 func (s *Store) Throttle(ctx context.Context, name string, d time.Duration, now time.Time) (ok bool, until time.Time, err error) {
 	if d <= 0 {

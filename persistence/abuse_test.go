@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,7 +106,11 @@ func TestChallengeCooldown(t *testing.T) {
 	if ok, until := claim(s, "G", "u", t0); !ok || !until.Equal(t0.Add(d)) {
 		t.Fatalf("first claim = %v until %v; want true until %v", ok, until, t0.Add(d))
 	}
-	if ttl := e.rdb.PTTL(ctx, "ttt:cooldown:{g:G}:u").Val(); ttl <= d-time.Second || ttl > d {
+	pu, err := s.Pseudonym("u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl := e.rdb.PTTL(ctx, "ttt:cooldown:{g:G}:"+pu).Val(); ttl <= d-time.Second || ttl > d {
 		t.Errorf("cooldown key TTL %v, want about %v", ttl, d)
 	}
 	tests := []struct {
@@ -352,7 +357,7 @@ func TestAllowConcurrent(t *testing.T) {
 
 // ExampleStore_Allow limits a user to a burst of 2 actions, refilled at 1
 // a second, on the in-process server Open falls back to.
-func ExampleStore_Allow() {
+func ExampleStore_AllowUser() {
 	ctx := context.Background()
 	rdb, closeRedis, err := persistence.Open(ctx, persistence.OpenOptions{InMemory: true})
 	if err != nil {
@@ -363,7 +368,7 @@ func ExampleStore_Allow() {
 	s := persistence.New(rdb, persistence.Options{})
 	now := time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)
 	for _, at := range []time.Duration{0, 0, 0, 250 * time.Millisecond, time.Second} {
-		ok, retry, err := s.Allow(ctx, "u:1", 2, 1, now.Add(at))
+		ok, retry, err := s.AllowUser(ctx, "918273645546372819", 2, 1, now.Add(at))
 		fmt.Println(at, ok, retry, err)
 	}
 	// Output:
@@ -414,8 +419,126 @@ func TestAbuseCluster(t *testing.T) {
 	if ok, _, err := s.ChallengeCooldown(ctx, "G", "u", time.Minute, clk.Now()); err != nil || !ok {
 		t.Fatalf("ChallengeCooldown = %v, %v", ok, err)
 	}
-	if ok, _, err := s.Allow(ctx, "u:u", 1, 1, clk.Now()); err != nil || !ok {
-		t.Fatalf("Allow = %v, %v", ok, err)
+	if ok, _, err := s.AllowUser(ctx, "u", 1, 1, clk.Now()); err != nil || !ok {
+		t.Fatalf("AllowUser = %v, %v", ok, err)
+	}
+	// Blocks stored by ID move across slots to their pseudonyms' sets.
+	if err := rdb.SAdd(ctx, "ttt:block:{u:old}", "a1", "a2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.MigrateBlocks(ctx); err != nil || n != 2 {
+		t.Fatalf("MigrateBlocks = %d, %v; want 2", n, err)
+	}
+	if ab, ba, err := s.BlockedBetween(ctx, "a2", "old"); err != nil || ab || !ba {
+		t.Fatalf("BlockedBetween(a2, old) after the migration = %v, %v, %v", ab, ba, err)
+	}
+}
+
+// abuseIDs are long IDs, as Discord's are, so that finding one in a dump
+// cannot be a coincidence.
+const (
+	abuseA = "620000000000000001"
+	abuseB = "620000000000000002"
+)
+
+// TestAbuseKeysHoldNoIDs: blocks, cooldowns, a user's rate bucket and
+// throttle name users by pseudonym, in key names and values, with a
+// pseudonym key and without one, and still work as before.
+func TestAbuseKeysHoldNoIDs(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		key  []byte
+	}{{"pseudonym key", nil}, {"no pseudonym key", []byte{}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newCorpusEnv(t, persistence.Options{PseudonymKey: tt.key})
+			ctx := corpusCtx(t)
+			s := e.store
+			now := e.clk.Now()
+			if _, err := s.Block(ctx, abuseA, abuseB, 0); err != nil {
+				t.Fatal(err)
+			}
+			if ok, _, err := s.ChallengeCooldown(ctx, "G", abuseA, time.Minute, now); err != nil || !ok {
+				t.Fatalf("ChallengeCooldown = %v, %v", ok, err)
+			}
+			if ok, _, err := s.AllowUser(ctx, abuseA, 1, 1, now); err != nil || !ok {
+				t.Fatalf("AllowUser = %v, %v", ok, err)
+			}
+			if ok, _, err := s.ThrottleUser(ctx, "forget-me", abuseA, time.Minute, now); err != nil || !ok {
+				t.Fatalf("ThrottleUser = %v, %v", ok, err)
+			}
+			dump := forgetDump(t, ctx, e.rdb)
+			if len(dump) != 4 {
+				t.Fatalf("stored %d keys, want 4:\n%s", len(dump), strings.Join(dump, "\n"))
+			}
+			wantNowhere(t, dump, abuseA, abuseB)
+			if pa, err := s.Pseudonym(abuseA); err == nil && !strings.Contains(strings.Join(dump, "\n"), pa) {
+				t.Errorf("the keys do not name %s by pseudonym:\n%s", abuseA, strings.Join(dump, "\n"))
+			}
+			// Each still does its work, seen from another process.
+			o := e.another(t)
+			if ab, ba, err := o.BlockedBetween(ctx, abuseB, abuseA); err != nil || ab || !ba {
+				t.Errorf("BlockedBetween(B, A) = %v, %v, %v; want false, true", ab, ba, err)
+			}
+			if ok, _, err := o.ChallengeCooldown(ctx, "G", abuseA, time.Minute, now); err != nil || ok {
+				t.Errorf("a second cooldown claim = %v, %v; want refused", ok, err)
+			}
+			if ok, _, err := o.AllowUser(ctx, abuseA, 1, 1, now); err != nil || ok {
+				t.Errorf("a second action from a bucket of 1 = %v, %v; want refused", ok, err)
+			}
+			if ok, _, err := o.ThrottleUser(ctx, "forget-me", abuseA, time.Minute, now); err != nil || ok {
+				t.Errorf("a second forget-me = %v, %v; want refused", ok, err)
+			}
+			if ok, _, err := o.ThrottleUser(ctx, "forget-me", abuseB, time.Minute, now); err != nil || !ok {
+				t.Errorf("another user's forget-me = %v, %v; want allowed", ok, err)
+			}
+			if _, _, err := s.AllowUser(ctx, "", 1, 1, now); !errors.Is(err, persistence.ErrInvalid) {
+				t.Errorf("AllowUser(\"\"): %v, want ErrInvalid", err)
+			}
+			if _, _, err := s.ThrottleUser(ctx, "", abuseA, time.Minute, now); !errors.Is(err, persistence.ErrInvalid) {
+				t.Errorf("ThrottleUser without an action: %v, want ErrInvalid", err)
+			}
+		})
+	}
+}
+
+// TestMigrateBlocks moves blocks stored by Discord ID (before blocks were
+// named by pseudonym) to their pseudonyms, so that they keep working.
+func TestMigrateBlocks(t *testing.T) {
+	e := newCorpusEnv(t, persistence.Options{})
+	ctx := corpusCtx(t)
+	s := e.store
+	pb, _ := s.Pseudonym(abuseB)
+	// As the earlier version stored them: abuseA blocks abuseB, and a set
+	// by ID that already holds a pseudonym (ForgetUser rewrote it).
+	if err := e.rdb.SAdd(ctx, "ttt:block:{u:"+abuseA+"}", abuseB, "c").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.SAdd(ctx, "ttt:block:{u:d}", pb).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// And one stored since: abuseA blocks e.
+	if _, err := s.Block(ctx, abuseA, "e", 0); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.Blocked(ctx, abuseA, abuseB); ok {
+		t.Fatal("setup: the block stored by ID is seen before the migration")
+	}
+	n, err := s.MigrateBlocks(ctx)
+	if err != nil || n != 3 {
+		t.Fatalf("MigrateBlocks = %d, %v; want 3", n, err)
+	}
+	for _, b := range [][2]string{{abuseA, abuseB}, {abuseA, "c"}, {abuseA, "e"}, {"d", abuseB}} {
+		if ok, err := s.Blocked(ctx, b[0], b[1]); err != nil || !ok {
+			t.Errorf("Blocked(%s, %s) after the migration = %v, %v", b[0], b[1], ok, err)
+		}
+	}
+	if n, err := s.BlockCount(ctx, abuseA); err != nil || n != 3 {
+		t.Errorf("BlockCount(A) = %d, %v; want 3", n, err)
+	}
+	dump := forgetDump(t, ctx, e.rdb)
+	wantNowhere(t, dump, abuseA, abuseB, "ttt:block:{u:d}")
+	if n, err := s.MigrateBlocks(ctx); err != nil || n != 0 {
+		t.Errorf("a second MigrateBlocks = %d, %v; want nothing", n, err)
 	}
 }
 

@@ -2,9 +2,6 @@ package persistence
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -139,14 +136,13 @@ const corpusMaxGameID = 200
 
 // Pseudonym returns the pseudonymous ID the corpus stores for a Discord
 // user ID: the hex HMAC-SHA256 of the ID keyed with Options.PseudonymKey.
-// It fails with ErrNoPseudonymKey when the key is empty.
+// Blocks, cooldowns, rate buckets and throttles name users by it too
+// (abuse.go). It fails with ErrNoPseudonymKey when the key is empty.
 func (s *Store) Pseudonym(user string) (string, error) {
 	if len(s.opts.PseudonymKey) == 0 {
 		return "", ErrNoPseudonymKey
 	}
-	m := hmac.New(sha256.New, s.opts.PseudonymKey)
-	m.Write([]byte(user))
-	return hex.EncodeToString(m.Sum(nil)), nil
+	return s.pseudo(user), nil
 }
 
 // corpusRecord turns a finished game into its corpus record, replacing

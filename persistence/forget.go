@@ -22,9 +22,8 @@ import (
 //   - their stats, ratings, puzzle stats and leaderboard places, in every
 //     scope, found through the index of the guilds they have stats in
 //     (keys.ratingGuilds), plus any left outside it;
-//   - their history, their blocks and the blocks of others that name them,
-//     their challenge cooldowns, open-challenge and live-game indexes and
-//     rate buckets;
+//   - their history, the blocks they set, and their open-challenge and
+//     live-game indexes;
 //   - their game records: a live game or open challenge is first ended
 //     without a result (as a moderator would end it: nobody wins, nothing
 //     is counted), so that its opponent is free again, then deleted, as
@@ -37,7 +36,19 @@ import (
 //     them in the details) it is replaced by ForgottenUser, so that the
 //     other player keeps their game and their history, without the
 //     forgotten user's ID; the cached reviews of those games are deleted;
+//     likewise a kept retrain candidate's report that names them (the
+//     moderator who asked for the run);
 //   - their pseudonym in the training corpus (see forgetCorpus).
+//
+// What stays of a user, under their pseudonym (Store.pseudo) and never
+// their ID, because it protects others from them or must not be reset
+// by forgetting: other users' blocks of them (until those users unblock
+// them), and their running challenge cooldowns, rate bucket and
+// throttles (forget-me's own included), which expire by themselves
+// within the hour. Such state written under IDs before it was keyed by
+// pseudonym is moved to the pseudonyms' names here: a block list still
+// named by ID is migrated whole (MigrateBlocks), the user's cooldowns,
+// rate bucket and throttles move with their values and times to live.
 //
 // What goes for a guild: its players' stats, puzzle stats and daily
 // puzzles, its leaderboards, its settings and audit log, its games (live
@@ -48,13 +59,13 @@ import (
 // How it is found. Where an index exists it is used: the guild index of a
 // user's stats, the user's own history and blocks (single keys), the index
 // of corpus rules. Archived games, other players' histories, game records,
-// active-player maps, audit logs and others' block lists have no index by
-// user or guild (an archived game can be older than the newest
-// Options.HistoryLimit entries of its players' histories), so one SCAN of
-// the Store's prefix finds them, on every master of a Cluster. That walks
-// the whole keyspace once per call, which is acceptable for these rare
-// requests (a few round trips per thousand keys) and keeps the hot paths
-// free of extra index writes.
+// active-player maps, audit logs, block lists still named by ID and kept
+// retrain candidates have no index by user or guild (an archived game can
+// be older than the newest Options.HistoryLimit entries of its players'
+// histories), so one SCAN of the Store's prefix finds them, on every
+// master of a Cluster. That walks the whole keyspace once per call, which
+// is acceptable for these rare requests (a few round trips per thousand
+// keys) and keeps the hot paths free of extra index writes.
 //
 // Both are idempotent: a second run finds nothing more to remove and
 // reports zero. Nothing is kept in process, so any replica may run them. A
@@ -109,13 +120,14 @@ type ForgetReport struct {
 	// Corpus counts the user's training records rewritten without their
 	// pseudonym (or deleted, when they do not decode).
 	Corpus int
-	// Blocks counts blocks removed: those the user set and those of
-	// others naming them.
+	// Blocks counts the blocks the user set, removed (other users' blocks
+	// of them stay).
 	Blocks int
 	// Settings counts a guild's settings deleted.
 	Settings int
 	// Audit counts audit-log entries: a user's, rewritten to name
-	// ForgottenUser; a guild's, deleted.
+	// ForgottenUser (with kept retrain reports naming them); a guild's,
+	// deleted.
 	Audit int
 	// Tournaments counts tournaments: those a user played in, rewritten
 	// to name a forgotten player instead; a guild's, deleted.
@@ -248,7 +260,7 @@ func (s *Store) ForgetUser(ctx context.Context, user string) (ForgetReport, erro
 	if err := s.forgetStats(ctx, user, &rep); err != nil {
 		return rep, err
 	}
-	f := &forgetter{s: s, rep: &rep, user: user, p: s.forgetPatterns(user, "")}
+	f := &forgetter{s: s, rep: &rep, user: user, pseudo: s.pseudo(user), p: s.forgetPatterns(user, "")}
 	if err := s.scanKeys(ctx, func(keys []string) error { return f.page(ctx, keys) }); err != nil {
 		return rep, fmt.Errorf("persistence: forgetting user %s: %w", user, err)
 	}
@@ -295,18 +307,27 @@ func (s *Store) ForgetGuild(ctx context.Context, guild string) (ForgetReport, er
 	return rep, nil
 }
 
-// forgetOwn deletes the user's history and blocks, which share the
-// user's slot.
+// forgetOwn deletes the user's history and blocks: the history and the
+// blocks from before MigrateBlocks share the user's slot, the blocks
+// named by pseudonym have their own.
 func (s *Store) forgetOwn(ctx context.Context, user string, rep *ForgetReport) error {
-	pipe := s.rdb.TxPipeline()
-	hist := pipe.LLen(ctx, s.keys.history(user))
-	blocks := pipe.SCard(ctx, s.keys.blocks(user))
-	pipe.Del(ctx, s.keys.history(user), s.keys.blocks(user))
-	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("persistence: deleting the history and blocks of %s: %w", user, err)
+	for _, keys := range [][2]string{{s.keys.history(user), s.keys.blocks(user)}, {"", s.keys.blocks(s.pseudo(user))}} {
+		pipe := s.rdb.TxPipeline()
+		var hist *redis.IntCmd
+		if keys[0] != "" {
+			hist = pipe.LLen(ctx, keys[0])
+			pipe.Del(ctx, keys[0])
+		}
+		blocks := pipe.SCard(ctx, keys[1])
+		pipe.Del(ctx, keys[1])
+		if _, err := pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("persistence: deleting the history and blocks of %s: %w", user, err)
+		}
+		if hist != nil {
+			rep.History += int(hist.Val())
+		}
+		rep.Blocks += int(blocks.Val())
 	}
-	rep.History += int(hist.Val())
-	rep.Blocks += int(blocks.Val())
 	return nil
 }
 
@@ -503,7 +524,7 @@ func (p keyPattern) match(key string, colons bool) ([]string, bool) {
 
 // forgetPatterns are the key families a forgetting SCAN looks for.
 type forgetPatterns struct {
-	archive, game, active, history, audit, blocks, rate keyPattern
+	archive, game, active, history, audit, blocks, rate, throttle, candidate keyPattern
 	// A user's keys outside the index of their guilds (user only).
 	userStats, userPuzzle, userCooldown, userOpen, userLive keyPattern
 	// A guild's keys (guild only).
@@ -516,7 +537,7 @@ func (s *Store) forgetPatterns(user, guild string) forgetPatterns {
 	p := forgetPatterns{
 		archive: pattern(k.archive(wild, wild)), game: pattern(k.game(wild, wild)), active: pattern(k.active(wild)),
 		history: pattern(k.history(wild)), audit: pattern(k.audit(wild)), blocks: pattern(k.blocks(wild)),
-		rate: pattern(k.rateBucket(wild)),
+		rate: pattern(k.rateBucket(wild)), throttle: pattern(k.throttle(wild)), candidate: pattern(k.modelCandidateMeta(wild)),
 	}
 	if user != "" {
 		p.userStats, p.userPuzzle = pattern(k.ratingStats(wild, user)), pattern(k.puzzleStats(wild, user))
@@ -588,6 +609,7 @@ type forgetter struct {
 	s           *Store
 	rep         *ForgetReport
 	user, guild string
+	pseudo      string // the user's pseudonym (Store.pseudo)
 	p           forgetPatterns
 }
 
@@ -600,12 +622,19 @@ type statsRef struct {
 	puzzle     bool
 }
 
+// keyMove is a string key of the user named by their ID, from before it
+// was named by pseudonym, and the name it moves to.
+type keyMove struct{ from, to string }
+
 // forgetPage is one page of keys sorted by what is to be done with them.
 type forgetPage struct {
 	archives, games            []gameRef
 	histories, audits, actives []string
-	blocks, drop               []string
+	drop                       []string
 	ownHistory, ownBlocks      []string
+	blockOwners                []string // other users whose blocks are still named by their ID
+	moves                      []keyMove
+	candidates                 []string // kept retrain candidates' metadata
 	stats                      []statsRef
 	counted                    []string // keys to delete, each counted in the field of the same index in counts
 	counts                     []*int
@@ -627,7 +656,9 @@ func (f *forgetter) page(ctx context.Context, keys []string) error {
 		func() error { return f.games(ctx, pg.games) },
 		func() error { return f.histories(ctx, pg.histories) },
 		func() error { return f.audits(ctx, pg.audits) },
+		func() error { return f.candidates(ctx, pg.candidates) },
 		func() error { return f.others(ctx, &pg) },
+		func() error { return f.moves(ctx, pg.moves, pg.blockOwners) },
 		func() error { return f.userStats(ctx, pg.stats) },
 	}
 	for _, step := range steps {
@@ -662,14 +693,30 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 	if c, ok := f.p.blocks.match(key, false); ok {
 		// The user's own blocks go; other people's blocks of the user are
 		// theirs (their protection from the user) and stay, or forgetting
-		// would undo them.
-		if c[0] == f.user {
+		// would undo them: they name the user by pseudonym. Those still
+		// named by ID (written before MigrateBlocks) are migrated now.
+		switch {
+		case !user:
+		case c[0] == f.user || c[0] == f.pseudo:
 			pg.ownBlocks = append(pg.ownBlocks, key)
+		case !isPseudonym(c[0]):
+			pg.blockOwners = append(pg.blockOwners, c[0])
 		}
 		return
 	}
-	if _, ok := f.p.rate.match(key, true); ok {
-		return // rate buckets expire in seconds, and forgetting must not refill one
+	// Rate buckets expire in seconds, throttles and cooldowns within the
+	// hour, and forgetting must not refill or end one early: those of the
+	// user still named by ID move to their pseudonym's name.
+	for _, fam := range []struct {
+		p    keyPattern
+		name func(string) string
+	}{{f.p.rate, f.s.keys.rateBucket}, {f.p.throttle, f.s.keys.throttle}} {
+		if c, ok := fam.p.match(key, true); ok {
+			if name, ok := strings.CutSuffix(c[0], ":"+f.user); ok && user {
+				pg.moves = append(pg.moves, keyMove{key, fam.name(name + ":" + f.pseudo)})
+			}
+			return
+		}
 	}
 	count := func(n *int) { pg.counted, pg.counts = append(pg.counted, key), append(pg.counts, n) }
 	switch {
@@ -677,9 +724,13 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 		pg.audits = append(pg.audits, key)
 	case user && match1(f.p.active, key):
 		pg.actives = append(pg.actives, key)
+	case user && match1(f.p.candidate, key):
+		pg.candidates = append(pg.candidates, key)
+	case user && key == f.s.keys.challengeCooldown("", f.user):
+		pg.moves = append(pg.moves, keyMove{key, f.s.keys.challengeCooldown("", f.pseudo)})
 	case user && match1(f.p.userCooldown, key):
-		// Cooldowns expire by themselves within the hour; forgetting must
-		// not end one early.
+		c, _ := f.p.userCooldown.match(key, false)
+		pg.moves = append(pg.moves, keyMove{key, f.s.keys.challengeCooldown(c[0], f.pseudo)})
 	case user && match1(f.p.userOpen, key), user && match1(f.p.userLive, key):
 		pg.drop = append(pg.drop, key)
 	case guild && match1(f.p.guildStats, key):
@@ -712,10 +763,7 @@ func match1(p keyPattern, key string) bool {
 
 // jsonField is how a JSON object spells the field name with the string
 // value v: `"name":"v"`, to look for before decoding.
-func jsonField(name, v string) string {
-	b, _ := json.Marshal(v) // a string always marshals
-	return `"` + name + `":` + string(b)
-}
+func jsonField(name, v string) string { return `"` + name + `":` + jsonString(v) }
 
 // archives rewrites the user's archived games, or deletes the guild's,
 // with their cached reviews.
@@ -963,12 +1011,12 @@ func (f *forgetter) lists(ctx context.Context, keys []string, needle string, cha
 }
 
 // others does the rest of a page in one pipeline: it drops the user from
-// the channels' active-player maps and from other users' blocks, deletes
-// the user's own history and blocks written again since they went first,
-// the keys to drop, and the counted keys (counting them), and takes the
-// guild out of users' indexes of guilds.
+// the channels' active-player maps, deletes the user's own history and
+// blocks written again since they went first, the keys to drop, and the
+// counted keys (counting them), and takes the guild out of users' indexes
+// of guilds.
 func (f *forgetter) others(ctx context.Context, pg *forgetPage) error {
-	if len(pg.actives)+len(pg.blocks)+len(pg.ownHistory)+len(pg.ownBlocks)+len(pg.drop)+len(pg.counted)+len(pg.unindex) == 0 {
+	if len(pg.actives)+len(pg.ownHistory)+len(pg.ownBlocks)+len(pg.drop)+len(pg.counted)+len(pg.unindex) == 0 {
 		return nil
 	}
 	pipe := f.s.rdb.Pipeline()
@@ -976,9 +1024,6 @@ func (f *forgetter) others(ctx context.Context, pg *forgetPage) error {
 		pipe.HDel(ctx, k, f.user)
 	}
 	var removed []*redis.IntCmd // each counts as a block
-	for _, k := range pg.blocks {
-		removed = append(removed, pipe.SRem(ctx, k, f.user))
-	}
 	for _, k := range pg.ownBlocks {
 		removed = append(removed, pipe.SCard(ctx, k))
 		pipe.Del(ctx, k)
@@ -1011,6 +1056,108 @@ func (f *forgetter) others(ctx context.Context, pg *forgetPage) error {
 		*pg.counts[i] += int(c.Val())
 	}
 	return nil
+}
+
+// moves gives the user's cooldowns, rate buckets and throttles still
+// named by their ID the names of their pseudonym, with their values and
+// times to live (a newer one already under the new name wins), and
+// migrates the blocks of the owners (MigrateBlocks), which other users
+// set under their IDs and may hold the user's. Nothing of it is counted:
+// nothing goes.
+func (f *forgetter) moves(ctx context.Context, moves []keyMove, owners []string) error {
+	for _, owner := range owners {
+		if _, err := f.s.migrateBlocks(ctx, owner); err != nil {
+			return err
+		}
+	}
+	if len(moves) == 0 {
+		return nil
+	}
+	pipe := f.s.rdb.Pipeline()
+	vals, ttls := make([]*redis.StringCmd, len(moves)), make([]*redis.DurationCmd, len(moves))
+	for i, m := range moves {
+		vals[i], ttls[i] = pipe.Get(ctx, m.from), pipe.PTTL(ctx, m.from)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	pipe = f.s.rdb.Pipeline()
+	for i, m := range moves {
+		if vals[i].Err() == nil {
+			ttl := ttls[i].Val()
+			if ttl < 0 {
+				ttl = 0 // none: kept without one, as it was
+			}
+			pipe.SetNX(ctx, m.to, vals[i].Val(), ttl)
+		}
+		pipe.Del(ctx, m.from) // gone meanwhile, or of another type: it goes all the same
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+// candidates rewrites the kept retrain candidates whose metadata names
+// the user: the job's report (JSON persistence does not otherwise read)
+// names the moderator who asked for the run. Every string in it that is
+// the user's ID becomes ForgottenUser; numbers and other text are left
+// as they are. Metadata that does not decode is left alone.
+func (f *forgetter) candidates(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		data, err := f.s.rdb.Get(ctx, k).Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(data, jsonString(f.user)) {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(data))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			continue
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(replaceJSONString(v, f.user, ForgottenUser)); err != nil {
+			return fmt.Errorf("persistence: encode %s: %w", k, err)
+		}
+		n, err := forgetReplaceScript.Run(ctx, f.s.rdb, []string{k}, data, strings.TrimSuffix(b.String(), "\n")).Int()
+		if err != nil {
+			return err
+		}
+		f.rep.Audit += n
+	}
+	return nil
+}
+
+// jsonString is s as a JSON string, quotes included.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
+
+// replaceJSONString returns v, decoded JSON, with every string equal to
+// from (object keys aside) replaced by to.
+func replaceJSONString(v any, from, to string) any {
+	switch x := v.(type) {
+	case string:
+		if x == from {
+			return to
+		}
+	case []any:
+		for i := range x {
+			x[i] = replaceJSONString(x[i], from, to)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = replaceJSONString(x[k], from, to)
+		}
+	}
+	return v
 }
 
 // userStats deletes stats of the user that the index of their guilds

@@ -2,10 +2,12 @@ package persistence_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -126,7 +128,9 @@ func forgetPopulate(t *testing.T, ctx context.Context, s *persistence.Store, clk
 		}
 	}
 	for _, u := range []string{fgA, fgB} {
-		_, _, err := s.Allow(ctx, "u:"+u, 5, 1, clk.Now())
+		_, _, err := s.AllowUser(ctx, u, 5, 1, clk.Now())
+		must(err)
+		_, _, err = s.ThrottleUser(ctx, "forget-me", u, 2*time.Minute, clk.Now())
 		must(err)
 	}
 
@@ -195,26 +199,48 @@ func forgetDump(t *testing.T, ctx context.Context, rdb redis.UniversalClient) []
 	return out
 }
 
-// keptAfterForget reports whether a dump line is data forgetting keeps on
-// purpose: other users' blocks of the forgotten user (their protection),
-// and the short-lived cooldown and rate-limit state, which forgetting
+// keptFamilies are the keys that name a forgotten user by pseudonym on
+// purpose: other users' blocks of them (their protection), and the
+// short-lived cooldown, rate-limit and throttle state, which forgetting
 // must not reset.
-func keptAfterForget(line, user string) bool {
-	return strings.HasPrefix(line, "ttt:block:") && !strings.HasPrefix(line, "ttt:block:{u:"+user+"}") ||
-		strings.HasPrefix(line, "ttt:cooldown:") || strings.HasPrefix(line, "ttt:rate:")
+var keptFamilies = []string{"ttt:block:", "ttt:cooldown:", "ttt:rate:", "ttt:throttle:"}
+
+// keptAfterForget returns the family of keptFamilies a dump line is in,
+// "" for none; the user's own blocks (a set named by pseudonym) are in
+// none.
+func keptAfterForget(line, pseudonym string) string {
+	if strings.HasPrefix(line, "ttt:block:{u:"+pseudonym+"}") {
+		return ""
+	}
+	for _, f := range keptFamilies {
+		if strings.HasPrefix(line, f) {
+			return f
+		}
+	}
+	return ""
 }
 
-// wantForgotten fails for every line of dump that names user or their
-// pseudonym, but for what forgetting keeps on purpose.
+// wantForgotten fails for every line of dump that names user, and every
+// line that names their pseudonym but for what forgetting keeps on
+// purpose, which must still be there (each family of keptFamilies).
 func wantForgotten(t *testing.T, dump []string, user, pseudonym string) {
 	t.Helper()
+	wantNowhere(t, dump, user)
 	var left []string
+	kept := map[string]bool{}
 	for _, line := range dump {
-		if !keptAfterForget(line, user) {
+		if f := keptAfterForget(line, pseudonym); f != "" {
+			kept[f] = kept[f] || strings.Contains(line, pseudonym)
+		} else {
 			left = append(left, line)
 		}
 	}
-	wantNowhere(t, left, user, pseudonym)
+	wantNowhere(t, left, pseudonym)
+	for _, f := range keptFamilies {
+		if !kept[f] {
+			t.Errorf("no %s key names the pseudonym after forgetting: it must be kept", f)
+		}
+	}
 }
 
 // wantNowhere fails for every line of dump that contains one of needles.
@@ -336,6 +362,9 @@ func TestForgetUser(t *testing.T) {
 	}
 	if ok, _, err := e.store.ChallengeCooldown(ctx, fgGuild, fgA, time.Hour, e.clk.Now()); err != nil || ok {
 		t.Errorf("fgA's cooldown after forgetting: ok %v %v, want still running", ok, err)
+	}
+	if ok, _, err := e.store.ThrottleUser(ctx, "forget-me", fgA, 2*time.Minute, e.clk.Now()); err != nil || ok {
+		t.Errorf("fgA's forget-me throttle after forgetting: ok %v %v, want still running", ok, err)
 	}
 
 	// fgB keeps everything of theirs.
@@ -561,5 +590,83 @@ func TestForgetCorpusUnlinked(t *testing.T) {
 	// A late second report of a game is still recognised.
 	if _, added, err := e.store.AppendGame(ctx, corpusGame(t, fgChA+".c0", fgGuild, fgA, fgB)); err != nil || added {
 		t.Errorf("appending a forgotten game again: added %v, %v; want it refused as a duplicate", added, err)
+	}
+}
+
+// TestForgetUserLegacy forgets a user whose protections were stored by
+// Discord ID, as before they were named by pseudonym (and as a replica of
+// that version may still store them during an upgrade), and whose ID a
+// kept retrain candidate's report holds: afterwards the ID is nowhere,
+// and the protections still hold, under the pseudonym.
+func TestForgetUserLegacy(t *testing.T) {
+	e := newCorpusEnv(t, persistence.Options{})
+	ctx := corpusCtx(t)
+	s, now := e.store, e.clk.Now()
+	pa, _ := s.Pseudonym(fgA)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// fgB blocks fgA and fgC, fgA blocks fgB, by ID.
+	must(e.rdb.SAdd(ctx, "ttt:block:{u:"+fgB+"}", fgA, fgC).Err())
+	must(e.rdb.SAdd(ctx, "ttt:block:{u:"+fgA+"}", fgB).Err())
+	// fgA's cooldowns in a guild and in direct messages, rate bucket and
+	// forget-me throttle, by ID, with their times to live.
+	until := strconv.FormatInt(now.Add(time.Hour).UnixMilli(), 10)
+	must(e.rdb.Set(ctx, "ttt:cooldown:{g:"+fgGuild+"}:"+fgA, until, time.Hour).Err())
+	must(e.rdb.Set(ctx, "ttt:cooldown:{global}:"+fgA, until, time.Hour).Err())
+	tat := strconv.FormatInt(now.Add(time.Hour).UnixMicro(), 10)
+	must(e.rdb.Set(ctx, "ttt:rate:{u:"+fgA+"}", tat, time.Hour).Err())
+	must(e.rdb.Set(ctx, "ttt:throttle:{forget-me:"+fgA+"}", until, time.Hour).Err())
+	// A rejected candidate whose run fgA asked for.
+	report := `{"rules":"3x3k3","trigger":"moderator","by":"` + fgA + `","workers":4,"reason":"gate <0.5"}`
+	_, err := s.SaveCandidate(ctx, "3x3k3", persistence.CandidateMeta{Report: json.RawMessage(report)}, []byte("weights"))
+	must(err)
+
+	rep, err := s.ForgetUser(ctx, fgA)
+	must(err)
+	if got, want := forgetCounts(rep), (persistence.ForgetReport{Blocks: 1, Audit: 1}); !reflect.DeepEqual(got, want) {
+		t.Errorf("report %+v\nwant   %+v", got, want)
+	}
+	dump := forgetDump(t, ctx, e.rdb)
+	wantNowhere(t, dump, `"`+fgA+`"`, "{u:"+fgA+"}", ":"+fgA)
+	// The protections hold, under the pseudonym, with their times to live.
+	for _, b := range [][2]string{{fgB, fgA}, {fgB, fgC}} {
+		if ok, err := s.Blocked(ctx, b[0], b[1]); err != nil || !ok {
+			t.Errorf("Blocked(%s, %s) = %v, %v; want kept", b[0], b[1], ok, err)
+		}
+	}
+	if ok, _ := s.Blocked(ctx, fgA, fgB); ok {
+		t.Error("fgA's own block of fgB is kept")
+	}
+	for _, guild := range []string{fgGuild, ""} {
+		if ok, u, err := s.ChallengeCooldown(ctx, guild, fgA, time.Minute, now); err != nil || ok || !u.Equal(now.Add(time.Hour)) {
+			t.Errorf("fgA's cooldown in %q = %v until %v, %v; want it running until %v", guild, ok, u, err, now.Add(time.Hour))
+		}
+	}
+	if ok, _, err := s.ThrottleUser(ctx, "forget-me", fgA, time.Minute, now); err != nil || ok {
+		t.Errorf("fgA's forget-me throttle = %v, %v; want it running", ok, err)
+	}
+	for _, k := range []string{"ttt:rate:{u:" + pa + "}", "ttt:throttle:{forget-me:" + pa + "}"} {
+		if ttl := e.rdb.PTTL(ctx, k).Val(); ttl < 59*time.Minute || ttl > time.Hour {
+			t.Errorf("%s: TTL %v, want the hour it had", k, ttl)
+		}
+	}
+	if v := e.rdb.Get(ctx, "ttt:rate:{u:"+pa+"}").Val(); v != tat {
+		t.Errorf("fgA's rate bucket holds %q, want %q as it was", v, tat)
+	}
+	// The candidate's report names the forgotten user; its numbers stay.
+	m, _, err := s.LoadCandidate(ctx, "3x3k3")
+	must(err)
+	var got map[string]any
+	must(json.Unmarshal(m.Report, &got))
+	if got["by"] != persistence.ForgottenUser || got["workers"] != 4.0 || got["reason"] != "gate <0.5" {
+		t.Errorf("candidate report %s, want fgA replaced by %s and the rest kept", m.Report, persistence.ForgottenUser)
+	}
+
+	if again, err := s.ForgetUser(ctx, fgA); err != nil || again.Total() != 0 {
+		t.Errorf("a second ForgetUser: %+v %v, want nothing done", forgetCounts(again), err)
 	}
 }

@@ -209,23 +209,32 @@ func (k keys) settingsChannel() string { return k.prefix + ":settings" }
 
 // --- blocks, challenge limits, rate limits ---
 
-// A user's blocks are one set in the user's own slot (beside their
-// history, so deleting a user's data can take both in one step). The
-// challenge cooldown and the open-challenge index are per guild and user,
-// in the guild's scope; the rate-limit buckets are single keys with their
-// own tag. Every script on them touches one key:
+// A user's blocks are one set in its own slot, named, like its members,
+// by pseudonym (Store.pseudo), never by Discord ID: other users' blocks
+// of a forgotten user stay, and so must not hold their ID. The challenge
+// cooldown and the open-challenge index are per guild and user, in the
+// guild's scope; the cooldown names the user by pseudonym (it outlives a
+// forgetting, expiring by itself), the open-challenge index by ID (a
+// forgetting deletes it). The rate-limit buckets are single keys with
+// their own tag; a user's (Store.AllowUser) is "u:" and their pseudonym.
+// Every script on them touches one key:
 //
-//	ttt:block:{u:<user>}                    set: user IDs the user refuses challenges from
-//	ttt:cooldown:{g:<guild>}:<user>         string: when the user may challenge again (Unix ms), with that TTL
+//	ttt:block:{u:<pseudonym>}               set: pseudonyms of the users the user refuses challenges from
+//	ttt:cooldown:{g:<guild>}:<pseudonym>    string: when the user may challenge again (Unix ms), with that TTL
 //	ttt:open:{g:<guild>}:<user>             zset: game IDs of the user's challenges, scored by deadline (ms)
 //	ttt:rate:{<bucket>}                     string: the bucket's theoretical arrival time (Unix µs), with a TTL
+//
+// Before blocks were named by pseudonym they were ttt:block:{u:<user>}
+// holding user IDs; Store.MigrateBlocks moves them.
 
-// blocks is the set of users user has blocked.
-func (k keys) blocks(user string) string { return k.prefix + ":block:" + tag("u:"+user) }
+// blocks is the set of users (pseudonyms) the user with pseudonym owner
+// has blocked.
+func (k keys) blocks(owner string) string { return k.prefix + ":block:" + tag("u:"+owner) }
 
-// challengeCooldown holds when user may next challenge in guild.
-func (k keys) challengeCooldown(guild, user string) string {
-	return k.prefix + ":cooldown:" + ratingScope(guild) + ":" + user
+// challengeCooldown holds when the user with pseudonym owner may next
+// challenge in guild.
+func (k keys) challengeCooldown(guild, owner string) string {
+	return k.prefix + ":cooldown:" + ratingScope(guild) + ":" + owner
 }
 
 // openChallenges indexes user's challenges in guild by deadline.
@@ -265,7 +274,8 @@ func (k keys) userLive(guild, user string) string {
 }
 
 // throttle marks the window in which an expensive action named name (a
-// user's or a server's forget) may not run again; it expires with it.
+// server's forget, or a user's, "<action>:<pseudonym>": Store.ThrottleUser)
+// may not run again; it expires with it.
 func (k keys) throttle(name string) string { return k.prefix + ":throttle:" + tag(name) }
 
 // --- tournaments ---

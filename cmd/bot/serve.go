@@ -314,6 +314,15 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		return err
 	}
 	store := persistence.New(rdb, persistence.Options{PseudonymKey: cfg.pseudonymKey})
+	// Blocks are named by pseudonym; those stored by ID before (or by a
+	// replica of that version still running) move now, before serving.
+	moved, err := store.MigrateBlocks(ctx)
+	if err != nil {
+		return fmt.Errorf("migrating blocks: %w", err)
+	}
+	if moved > 0 {
+		log.Info("serve: blocks moved to pseudonymous names", "blocks", moved)
+	}
 	// The networks: the neural levels play the set, which the watcher
 	// fills (each board's registry version, else the shipped weights) and
 	// keeps in step with the registry until serve returns.

@@ -516,7 +516,9 @@ func TestServeTokenOnly(t *testing.T) {
 }
 
 // TestServeExplicitKeysWin: keys set in the environment are used even
-// when Redis holds others, and Redis is left as it was.
+// when Redis holds others, and Redis is left as it was (but for a block
+// stored by Discord ID, as before blocks were named by pseudonym, which
+// moves to the explicit key's pseudonyms at start).
 func TestServeExplicitKeysWin(t *testing.T) {
 	fake := fakediscord.New(t, fakediscord.Options{})
 	rsrv := redistest.Start(t)
@@ -528,6 +530,10 @@ func TestServeExplicitKeysWin(t *testing.T) {
 		if err := rdb.Set(wctx, k, stored, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	const blocker, blocked = "918273645546372801", "918273645546372802"
+	if err := rdb.SAdd(wctx, "ttt:block:{u:"+blocker+"}", blocked).Err(); err != nil {
+		t.Fatal(err)
 	}
 	customKey, pseudoKey := "explicit-custom-id-key-0123456789", "explicit-pseudonym-key-0123456789"
 	cfg := tokenOnlyEnv(t, fake, rsrv.Addr(), "CUSTOM_ID_KEY", customKey, "PSEUDONYM_KEY", pseudoKey)
@@ -544,6 +550,12 @@ func TestServeExplicitKeysWin(t *testing.T) {
 		if got := rdb.Get(wctx, k).Val(); got != stored {
 			t.Fatalf("%s = %q, want it untouched", k, got)
 		}
+	}
+	if !strings.Contains(logs.String(), `msg="serve: blocks moved to pseudonymous names" blocks=1`) || rdb.Exists(wctx, "ttt:block:{u:"+blocker+"}").Val() != 0 {
+		t.Fatalf("the block stored by ID was not moved at start:\n%s", logs.String())
+	}
+	if ok, err := persistence.New(rdb, persistence.Options{PseudonymKey: []byte(pseudoKey)}).Blocked(wctx, blocker, blocked); err != nil || !ok {
+		t.Fatalf("the moved block under the explicit key: %v, %v", ok, err)
 	}
 	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
 		t.Fatal(err)

@@ -16,5 +16,9 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/bot /usr/local/bin/bot
 USER nonroot:nonroot
 WORKDIR /home/nonroot
+# /healthz, /readyz and /metrics on every interface of the container: only
+# its own network reaches them unless the port is published. Outside a
+# container, .env.example binds loopback instead.
+ENV OPS_ADDR=:9090
 ENTRYPOINT ["/usr/local/bin/bot"]
 CMD ["serve"]

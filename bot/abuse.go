@@ -43,9 +43,13 @@ const (
 
 // Keys of the blocks' answers and the abuse limits' refusals.
 const (
-	// KeyBlocked refuses a challenge to, or joining a challenge of,
-	// someone who blocked the user: it says no more than that.
-	KeyBlocked = "reply.blocked"
+	// KeyCantPlay refuses a challenge to, a rematch of, or joining the
+	// challenge of someone who cannot play the user now: they blocked
+	// the user, or (a direct challenge) they already have the server's
+	// most live games per player, so could not accept. It names no
+	// reason, so the blocked are not told they are blocked, as the
+	// blocker is promised (KeyBlockDone).
+	KeyCantPlay = "reply.cant_play"
 	// KeyYouBlocked refuses joining the challenge of someone the user
 	// blocked.
 	KeyYouBlocked = "reply.you_blocked"
@@ -141,20 +145,16 @@ func (b *Bot) throttle(ctx context.Context, c *call) error {
 }
 
 // createChallenge creates the open challenge g in the interaction's
-// channel after the abuse checks: a direct challenge to someone who
-// blocked the challenger is refused, and so is one past the user's limit
-// of open challenges or within their cooldown in this server. The
+// channel after the abuse checks: a direct challenge the opponent could
+// not take is refused (checkOpponent), and so is one past the user's
+// limit of open challenges or within their cooldown in this server. The
 // cooldown is claimed before the game is created and given back if it
 // cannot be.
 func (b *Bot) createChallenge(ctx context.Context, c *call, g persistence.Session) (*persistence.Session, error) {
 	guild, challenger := g.Guild, g.Seat(g.Challenger).User
 	if opp := g.Seat(g.Challenger.Other()).User; opp != "" {
-		blocked, err := b.store.Blocked(ctx, opp, challenger)
-		if err != nil {
+		if err := b.checkOpponent(ctx, c, guild, challenger, opp); err != nil {
 			return nil, err
-		}
-		if blocked {
-			return nil, blockedErr(KeyBlocked, opp, fmt.Errorf("bot: %s blocked challenger %s", opp, challenger))
 		}
 	}
 	if limit := b.openLimitFor(ctx, c, guild); limit > 0 {
@@ -192,8 +192,38 @@ func (b *Bot) createChallenge(ctx context.Context, c *call, g persistence.Sessio
 	return s, nil
 }
 
+// checkOpponent refuses a direct challenge by challenger that opp could
+// not take, with KeyCantPlay whatever the reason: opp blocked the
+// challenger, or opp already has the server's most live games per player
+// (Settings.UserGames), so accepting would be refused. Both causes give
+// the same answer, so the answer alone does not tell a block.
+func (b *Bot) checkOpponent(ctx context.Context, c *call, guild, challenger, opp string) error {
+	blocked, err := b.store.Blocked(ctx, opp, challenger)
+	if err != nil {
+		return err
+	}
+	if blocked {
+		return cantPlayErr(opp, fmt.Errorf("bot: %s blocked challenger %s", opp, challenger))
+	}
+	st, err := b.settings(ctx, c, guild)
+	if err != nil {
+		return err
+	}
+	if limit := st.UserGames; limit > 0 {
+		n, err := b.store.UserGames(ctx, guild, opp, limit)
+		if err != nil {
+			return err
+		}
+		if n >= limit {
+			return cantPlayErr(opp, fmt.Errorf("bot: opponent %s has %d live games in guild %s, the server's limit", opp, n, guild))
+		}
+	}
+	return nil
+}
+
 // checkJoin refuses a click on Join (action) of an open challenge by
-// challenger when either has blocked the other.
+// challenger when either has blocked the other: KeyCantPlay, which does
+// not say why, to the one blocked; KeyYouBlocked to the one who blocked.
 func (b *Bot) checkJoin(ctx context.Context, c *call, action Action, challenger string) error {
 	if action != ActionJoin {
 		return nil
@@ -203,9 +233,10 @@ func (b *Bot) checkJoin(ctx context.Context, c *call, action Action, challenger 
 	case err != nil:
 		return err
 	case theyBlock:
-		return blockedErr(KeyBlocked, challenger, fmt.Errorf("bot: challenger %s blocked %s", challenger, c.user))
+		return cantPlayErr(challenger, fmt.Errorf("bot: challenger %s blocked %s", challenger, c.user))
 	case youBlock:
-		return blockedErr(KeyYouBlocked, challenger, fmt.Errorf("bot: %s blocked challenger %s", c.user, challenger))
+		return &UserError{Key: KeyYouBlocked, Vars: []string{"user", mention(challenger)},
+			Err: fmt.Errorf("bot: %s blocked challenger %s", c.user, challenger)}
 	}
 	return nil
 }
@@ -229,10 +260,10 @@ func (b *Bot) block(ctx context.Context, c *call, r BlockRequest) error {
 	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, KeyBlockDone, "user", mention(r.User)))
 }
 
-// blockedErr is the refusal key (KeyBlocked or KeyYouBlocked) naming
-// user, with its cause for the logs.
-func blockedErr(key, user string, cause error) *UserError {
-	return &UserError{Key: key, Vars: []string{"user", mention(user)}, Err: cause}
+// cantPlayErr refuses a game with user (KeyCantPlay), with its cause for
+// the logs only.
+func cantPlayErr(user string, cause error) *UserError {
+	return &UserError{Key: KeyCantPlay, Vars: []string{"user", mention(user)}, Err: cause}
 }
 
 // cooldownErr refuses a challenge until until, shown as a Discord

@@ -32,11 +32,11 @@ func TestRenderAbuseGolden(t *testing.T) {
 		{"block-limit", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
 			return r.Error(loc, &UserError{Key: KeyBlockLimit, Vars: []string{"count", strconv.Itoa(MaxBlocks)}, Err: cause})
 		}},
-		{"block-refused", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Error(loc, blockedErr(KeyBlocked, bob, cause))
+		{"cant-play", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
+			return r.Error(loc, cantPlayErr(bob, cause))
 		}},
 		{"block-you-blocked", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Error(loc, blockedErr(KeyYouBlocked, bob, cause))
+			return r.Error(loc, &UserError{Key: KeyYouBlocked, Vars: []string{"user", mention(bob)}, Err: cause})
 		}},
 		{"block-cooldown", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
 			return r.Error(loc, cooldownErr(fixedNow.Add(DefaultChallengeCooldown)))

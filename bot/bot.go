@@ -282,9 +282,12 @@ func (b *Bot) fail(ctx context.Context, c *call, log *slog.Logger, err error) {
 			log.Error("bot: panic while showing an error", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 	}()
-	if key := ErrorKey(err); key == KeyInternal {
+	switch key := ErrorKey(err); key {
+	case KeyInternal:
 		log.Error("bot: interaction failed", "err", err)
-	} else {
+	case KeyStoreUnavailable:
+		log.Warn("bot: interaction failed: the game store cannot be reached", "err", err)
+	default:
 		log.Info("bot: interaction refused", "reason", key, "err", err)
 	}
 	if c.i.Type != discordgo.InteractionApplicationCommand && c.i.Type != discordgo.InteractionMessageComponent {

@@ -132,16 +132,36 @@ func (e *e2e) wantBoard(r fakediscord.Response, msg string) {
 	}
 }
 
-// blockDirect: bob blocks alice; her challenges to him are refused, with
-// nothing said to him, until he unblocks her.
-func blockDirect(t *testing.T, b *scenarioBed, _ *frozenClock) {
+// blockDirect: bob blocks alice; her challenges to him (a rematch too)
+// are refused, with nothing said to him, until he unblocks her. The
+// refusal does not tell her she is blocked: "They aren't told", bob's
+// answer says.
+func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
+	// A game before the block, for its Rematch button.
+	first := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
+	_, accept := b.button(first, bot.ActionAccept)
+	b.wantBoard(mustResponse(b.click(bob, first.ID, accept.CustomID)), first.ID)
+	final := resign(b, alice)
+	clk.Advance(bot.DefaultChallengeCooldown) // alice may challenge again
+	before := map[string]bool{}
+	for _, m := range b.srv.Visible(e2eChannel, bob) {
+		before[m.ID] = true
+	}
+
 	r, _ := b.command(bob, bot.SubBlock, userOpt(alice))
 	b.wantText(r, bot.KeyBlockDone, "user", mentionOf(alice))
+	if !strings.Contains(r.Message.Content, "They aren't told") {
+		t.Fatalf("/ttt block answered %q; it promises the blocked are not told", r.Message.Content)
+	}
 	r, _ = b.command(bob, bot.SubBlock, userOpt(alice)) // idempotent
 	b.wantText(r, bot.KeyBlockDone, "user", mentionOf(alice))
 
 	r, _ = b.command(alice, bot.SubChallenge, opponentOpt(bob))
-	b.wantText(r, bot.KeyBlocked, "user", mentionOf(bob))
+	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(bob))
+	wantNotTold(t, r.Message.Content)
+	_, rematch := b.button(final, bot.ActionRematch)
+	r, _ = b.click(alice, final.ID, rematch.CustomID)
+	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(bob))
 	// The block holds in every server.
 	if err := b.bot.Register(b.ctx, "43"); err != nil {
 		t.Fatal(err)
@@ -153,11 +173,11 @@ func blockDirect(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.wantText(b.wait(d), bot.KeyBlocked, "user", mentionOf(bob))
+	b.wantText(b.wait(d), bot.KeyCantPlay, "user", mentionOf(bob))
 	// bob sees nothing of it (his own private answers aside), and carol
 	// can still challenge him.
 	for _, m := range b.srv.Visible(e2eChannel, bob) {
-		if !m.Ephemeral {
+		if !m.Ephemeral && !before[m.ID] {
 			t.Fatalf("bob sees a message: %q", m.Content)
 		}
 	}
@@ -168,7 +188,7 @@ func blockDirect(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	r, _ = b.command(bob, bot.SubUnblock, userOpt(alice)) // idempotent
 	b.wantText(r, bot.KeyUnblockDone, "user", mentionOf(alice))
 	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
-	_, accept := b.button(msg, bot.ActionAccept)
+	_, accept = b.button(msg, bot.ActionAccept)
 	r, _ = b.click(bob, msg.ID, accept.CustomID)
 	b.wantBoard(r, msg.ID)
 
@@ -178,7 +198,8 @@ func blockDirect(t *testing.T, b *scenarioBed, _ *frozenClock) {
 }
 
 // blockJoin: an open challenge cannot be joined by someone its challenger
-// blocked, nor by someone who blocked the challenger.
+// blocked (who is not told why), nor by someone who blocked the
+// challenger (who is reminded of their block).
 func blockJoin(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	b.wantText(mustResponse(b.command(alice, bot.SubBlock, userOpt(carol))), bot.KeyBlockDone, "user", mentionOf(carol))
 	b.wantText(mustResponse(b.command(bob, bot.SubBlock, userOpt(alice))), bot.KeyBlockDone, "user", mentionOf(alice))
@@ -186,7 +207,8 @@ func blockJoin(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge)))
 	_, join := b.button(msg, bot.ActionJoin)
 	r, _ := b.click(carol, msg.ID, join.CustomID)
-	b.wantText(r, bot.KeyBlocked, "user", mentionOf(alice))
+	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(alice))
+	wantNotTold(t, r.Message.Content)
 	r, _ = b.click(bob, msg.ID, join.CustomID)
 	b.wantText(r, bot.KeyYouBlocked, "user", mentionOf(alice))
 	if s := b.trackedChallenge(msg, bot.ActionJoin); s.Status != persistence.StatusOpen {
@@ -195,6 +217,17 @@ func blockJoin(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	b.wantText(mustResponse(b.command(bob, bot.SubUnblock, userOpt(alice))), bot.KeyUnblockDone, "user", mentionOf(alice))
 	r, _ = b.click(bob, msg.ID, join.CustomID)
 	b.wantBoard(r, msg.ID)
+}
+
+// wantNotTold checks that a refusal seen by a blocked user does not say
+// they are blocked, or that the other person refuses them.
+func wantNotTold(t *testing.T, text string) {
+	t.Helper()
+	for _, w := range []string{"block", "isn't taking", "from you", "refuse"} {
+		if strings.Contains(strings.ToLower(text), w) {
+			t.Fatalf("the refusal %q tells the blocked user (%q)", text, w)
+		}
+	}
 }
 
 // cooldownScenario: a minute between two challenges by one user in a

@@ -112,6 +112,10 @@ func userGamesScenario(t *testing.T, b *scenarioBed) {
 	b.wantText(b.commandIn("9", bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}), bot.KeyUserGames, "count", "1")
 	// carol is not limited by them.
 	vsAIIn(b, "9", carol)
+	// Nor is dana, but she cannot challenge alice, who could not accept:
+	// the same neutral answer as a block, so that answer alone does not
+	// tell a block.
+	b.wantText(b.commandIn("9", dana, bot.SubChallenge, opponentOpt(alice)), bot.KeyCantPlay, "user", mentionOf(alice))
 
 	resign(b, alice)
 	b.wantBoard(b.clickIn("8", alice, c8.ID, join.CustomID), c8.ID)

@@ -153,7 +153,7 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	if blocked, err := b.store.Blocked(b.ctx, bob, dana); err != nil || !blocked {
 		t.Fatalf("bob's block of dana after dana left: %v %v, want kept", blocked, err)
 	}
-	b.wantText(mustResponse(b.command(dana, bot.SubChallenge, opponentOpt(bob))), bot.KeyBlocked, "user", mentionOf(bob))
+	b.wantText(mustResponse(b.command(dana, bot.SubChallenge, opponentOpt(bob))), bot.KeyCantPlay, "user", mentionOf(bob))
 	if r, _ := b.command(dana, bot.SubChallenge, opponentOpt(carol)); !strings.HasPrefix(r.Message.Content, "You can challenge again <t:") {
 		t.Fatalf("dana's challenge after forget-me answered %q, want her cooldown still running", r.Message.Content)
 	}

@@ -621,3 +621,33 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 		t.Fatalf("a forfeited game was created: %+v", s)
 	}
 }
+
+// TestE2ETournamentCreateAnswer: the moderator who creates a tournament is
+// told that it was created, where its sign-up message is (a link to it)
+// and how it starts: at its start time, shown as a Discord timestamp, or
+// when a moderator runs /ttt tournament start.
+func TestE2ETournamentCreateAnswer(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	e := newE2EStore(t, bot.Options{Now: clk.Now, RateBurst: -1, ChallengeCooldown: -1}, persistence.Options{Now: clk.Now})
+	const mod = alice
+	for _, tc := range []struct {
+		name, start string
+		want        string
+	}{
+		{"Friday Cup", "", "/ttt tournament start"},
+		{"Timed Cup", "2h", "<t:" + itoa(clk.Now().Add(2*time.Hour).Unix()) + ":F>"},
+	} {
+		opts := []fakediscord.Option{{Name: "name", Value: tc.name}, {Name: "format", Value: "swiss"}}
+		if tc.start != "" {
+			opts = append(opts, fakediscord.Option{Name: "start", Value: tc.start})
+		}
+		r := e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, opts...)
+		m := e.signup(tc.name)
+		link := "https://discord.com/channels/" + e2eGuild + "/" + e2eChannel + "/" + m.ID
+		got := r.Message.Content
+		if !r.Message.Ephemeral || !strings.Contains(got, "**"+tc.name+"** is created") || !strings.Contains(got, link) || !strings.Contains(got, tc.want) {
+			t.Errorf("create %s answered ephemeral %v %q; want that it was created, %s and %q", tc.name, r.Message.Ephemeral, got, link, tc.want)
+		}
+	}
+}

@@ -676,7 +676,8 @@ func (e *UserError) Unwrap() error { return e.Err }
 func userErr(key string, vars ...string) *UserError { return &UserError{Key: key, Vars: vars} }
 
 // ErrorKey returns the message key for err: the key of a *UserError in
-// err's chain, the reply for a known sentinel of this package, game or
+// err's chain, KeyStoreUnavailable when the game store could not be
+// reached, the reply for a known sentinel of this package, game or
 // persistence (a forged button, a taken cell, a finished game, a lost
 // compare-and-set, ...), or KeyInternal for anything else.
 func ErrorKey(err error) string {
@@ -684,6 +685,8 @@ func ErrorKey(err error) string {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Key
+	case errors.Is(err, persistence.ErrUnavailable):
+		return KeyStoreUnavailable
 	case errors.Is(err, ErrMalformedCustomID), errors.Is(err, ErrForgedCustomID):
 		return KeyInvalidButton
 	case errors.Is(err, game.ErrCellTaken):

@@ -166,6 +166,7 @@ func worst(c *Catalog, loc discordgo.Locale) map[string]string {
 		"summary":  strings.Repeat("w", 200),
 		"line":     "5x5k4 " + strings.Repeat("e5 ", 25),
 		"players":  strings.Repeat("w", 80),
+		"signup":   messageLink("123456789012345678", "123456789012345678", "123456789012345678"),
 		"versions": strings.Repeat("v", 60),
 	}
 }

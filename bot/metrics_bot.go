@@ -17,7 +17,7 @@ import (
 const (
 	OutcomeOK        = "ok"        // answered
 	OutcomeRefused   = "refused"   // answered with a refusal the user can act on
-	OutcomeError     = "error"     // failed with an internal error
+	OutcomeError     = "error"     // failed with an internal error, or the game store was out of reach
 	OutcomePanic     = "panic"     // the handler panicked
 	OutcomeDuplicate = "duplicate" // a redelivery, ignored
 )
@@ -291,7 +291,7 @@ func (t timedPlayer) Move(ctx context.Context, p game.Position) (game.Cell, erro
 // outcomeOf names how an interaction ended, for ttt_interactions_total.
 func outcomeOf(err error, duplicate bool) string {
 	switch {
-	case err != nil && ErrorKey(err) == KeyInternal:
+	case err != nil && (ErrorKey(err) == KeyInternal || ErrorKey(err) == KeyStoreUnavailable):
 		return OutcomeError
 	case err != nil:
 		return OutcomeRefused

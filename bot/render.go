@@ -32,6 +32,9 @@ const (
 	KeyNoGame         = "reply.no_game"
 	KeyInternal       = "reply.internal"
 	KeyUnavailable    = "reply.unavailable"
+	// KeyStoreUnavailable answers an interaction that failed because the
+	// game store (Redis) could not be reached: persistence.ErrUnavailable.
+	KeyStoreUnavailable = "reply.store_unavailable"
 )
 
 // Marks as shown on the board and in texts.

@@ -169,6 +169,35 @@ func TestRenderChallengeGolden(t *testing.T) {
 	}
 }
 
+// TestRenderStoreUnavailableGolden pins the answer to an interaction that
+// failed because the game store could not be reached: it says so, that
+// the games are safe and to try again shortly, in each locale, privately,
+// without the cause; anything else unexpected stays "Something went
+// wrong".
+func TestRenderStoreUnavailableGolden(t *testing.T) {
+	r := testRenderer(t)
+	down := fmt.Errorf("persistence: load game 7.abc: %w",
+		fmt.Errorf("%w: dial tcp 127.0.0.1:6379: connect: connection refused", persistence.ErrUnavailable))
+	if got := ErrorKey(down); got != KeyStoreUnavailable {
+		t.Fatalf("ErrorKey(%v) = %s, want %s", down, got, KeyStoreUnavailable)
+	}
+	if got := ErrorKey(errors.New("bot: something unforeseen")); got != KeyInternal {
+		t.Fatalf("an unexpected error maps to %s, want %s", got, KeyInternal)
+	}
+	for _, loc := range goldenLocales {
+		t.Run(string(loc), func(t *testing.T) {
+			d := checked(t, r.Error(loc, down))
+			if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
+				t.Error("the answer is public")
+			}
+			if d.Content == r.cat.Text(loc, KeyInternal) || strings.Contains(d.Content, "127.0.0.1") {
+				t.Errorf("the answer %q is the generic one, or shows the cause", d.Content)
+			}
+			golden(t, "reply-store-unavailable."+string(loc)+".json", wireJSON(t, d))
+		})
+	}
+}
+
 func TestRenderRepliesGolden(t *testing.T) {
 	r := testRenderer(t)
 	golden(t, "reply-not-your-turn.json", wireJSON(t, r.Reply(DefaultLocale, KeyNotYourTurn)))

@@ -104,6 +104,28 @@ func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournam
 	return d, nil
 }
 
+// TournamentCreated answers, privately, the moderator who created t: that
+// it was created, where its sign-up message is (a link to it), and how it
+// starts: at its start time, as a Discord timestamp each client shows in
+// its reader's zone, or when a moderator runs /ttt tournament start.
+func (r *Renderer) TournamentCreated(loc discordgo.Locale, t *persistence.Tournament) *discordgo.InteractionResponseData {
+	signup := "<#" + t.Channel + ">"
+	if t.Message != "" {
+		signup = messageLink(t.Guild, t.Channel, t.Message)
+	}
+	if t.StartAt.IsZero() {
+		return ephemeral(r.cat.Text(loc, "reply.tournament_created_manual", "name", t.Name, "signup", signup))
+	}
+	return ephemeral(r.cat.Text(loc, "reply.tournament_created", "name", t.Name, "signup", signup,
+		"start", "<t:"+strconv.FormatInt(t.StartAt.Unix(), 10)+":F>"))
+}
+
+// messageLink is the link to a message in a server's channel, which
+// Discord shows as the channel and a jump to the message.
+func messageLink(guild, channel, message string) string {
+	return "https://discord.com/channels/" + guild + "/" + channel + "/" + message
+}
+
 // TournamentBusyForfeit tells a tournament's channel that a player lost
 // pairing p by forfeit, having stayed in another game in the channel
 // (p.BusyForfeit); it pings both players.

@@ -85,6 +85,14 @@ func TestRenderTournamentGolden(t *testing.T) {
 				d := checked(t, r.TournamentFinal(loc, tn, podium, nil))
 				out[name] = d
 			}
+			for name, tn := range map[string]persistence.Tournament{"created": signup, "created-manual": manual} {
+				tn.Message = "333333333333333333"
+				d := checked(t, r.TournamentCreated(loc, &tn))
+				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
+					t.Errorf("%s: the answer to create is public", name)
+				}
+				out[name] = d
+			}
 			out["status"] = checked(t, r.TournamentStatus(loc, []*persistence.Tournament{&signup, swiss, elim}))
 			forfeit := swiss.Games[len(swiss.Games)-2]
 			forfeit.BusyForfeit, forfeit.Notice = forfeit.O, true

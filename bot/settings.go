@@ -70,7 +70,7 @@ const (
 	// challenge waits.
 	MinChallengeExpiry, MaxChallengeExpiry = time.Minute, 24 * time.Hour
 	// MaxGamesLimit bounds the games-per-channel and games-per-player
-	// limits (0 is no limit).
+	// limits, which take 1 to MaxGamesLimit or none (held as 0).
 	MaxGamesLimit = 100
 	// MaxChallengeCooldown bounds the challenge cooldown.
 	MaxChallengeCooldown = time.Hour
@@ -208,8 +208,8 @@ func (s *Settings) apply(name, text string, def Settings) (string, error) {
 			s.ChallengeCooldown = def.ChallengeCooldown
 			return "", nil
 		}
-		if strings.EqualFold(t, "off") {
-			t = "0s"
+		if strings.EqualFold(t, "off") || strings.EqualFold(t, "none") {
+			t = "0s" // the settings message shows no cooldown as "none"
 		}
 		d, err := time.ParseDuration(strings.ReplaceAll(t, " ", ""))
 		if err != nil || d < 0 || d > MaxChallengeCooldown || d%time.Second != 0 {
@@ -222,13 +222,15 @@ func (s *Settings) apply(name, text string, def Settings) (string, error) {
 		if name == SettingUserGames {
 			field = &s.UserGames
 		}
-		if reset || strings.EqualFold(t, "none") || t == "0" {
+		if reset || strings.EqualFold(t, "none") || strings.EqualFold(t, "off") {
 			*field = 0
 			if reset {
 				return "", nil
 			}
-			return "0", nil
+			return "none", nil
 		}
+		// 0 is refused, not read as no limit: the help says 1 to 100 or
+		// none, and a limit of 0 games would stop every game.
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 1 || n > MaxGamesLimit {
 			return "", settingErr(name)
@@ -287,6 +289,16 @@ func (s *Settings) apply(name, text string, def Settings) (string, error) {
 		return onOff(v), nil
 	}
 	return "", &UserError{Key: "error.bad_option", Option: optSetting, Err: fmt.Errorf("bot: unknown setting %q", name)}
+}
+
+// storedSetting is the text of a stored setting as apply reads it today:
+// the games limits stored "none" as "0" while apply took 0 for no limit,
+// and apply now refuses 0.
+func storedSetting(name, text string) string {
+	if (name == SettingChannelGames || name == SettingUserGames) && text == "0" {
+		return "none"
+	}
+	return text
 }
 
 // mentions reads a list of 1 to max Discord IDs, written as mentions with
@@ -401,7 +413,7 @@ func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, er
 		if !ok {
 			continue
 		}
-		if _, err := s.apply(name, text, def); err != nil {
+		if _, err := s.apply(name, storedSetting(name, text), def); err != nil {
 			if c != nil {
 				c.warnings = append(c.warnings, fmt.Errorf("bot: stored setting %s=%q of guild %s: %w", name, text, guild, err))
 			}

@@ -43,7 +43,7 @@ func TestSettingsApply(t *testing.T) {
 		{SettingDuels, "false", "off", func(s Settings) bool { return !s.Duels }},
 		{SettingRated, "off", "off", func(s Settings) bool { return !s.Rated }},
 		{SettingChannelGames, "12", "12", func(s Settings) bool { return s.ChannelGames == 12 }},
-		{SettingUserGames, "none", "0", func(s Settings) bool { return s.UserGames == 0 }},
+		{SettingUserGames, "none", "none", func(s Settings) bool { return s.UserGames == 0 }},
 		{SettingLanguage, "PT-br", "pt-BR", func(s Settings) bool { return s.Language == discordgo.PortugueseBR }},
 		{SettingLanguage, "none", "none", func(s Settings) bool { return s.Language == "" }},
 	}
@@ -183,5 +183,130 @@ func TestSettingsCacheGeneration(t *testing.T) {
 	c.drop("")
 	if g, a := c.generation("43"); g != g1 || a == a0 {
 		t.Fatalf("a drop of everything: generation %d/%d", g, a)
+	}
+}
+
+// TestSettingsNumeric holds every numeric setting to what its help says
+// it takes, at the edges where a number is easy to misread: 0, negative,
+// just out of range, the words for "nothing" (none, off) and default. A
+// zero that would mean "no limit" while the help says "1 to 100" is
+// refused, with the message that gives the values the setting takes.
+func TestSettingsNumeric(t *testing.T) {
+	def := Settings{TurnTime: 10 * time.Minute, ChallengeExpiry: DefaultChallengeExpiry, ChallengeCooldown: DefaultChallengeCooldown}
+	field := map[string]func(Settings) int64{
+		SettingTurnTime:          func(s Settings) int64 { return int64(s.TurnTime) },
+		SettingChallengeExpiry:   func(s Settings) int64 { return int64(s.ChallengeExpiry) },
+		SettingChallengeCooldown: func(s Settings) int64 { return int64(s.ChallengeCooldown) },
+		SettingChannelGames:      func(s Settings) int64 { return int64(s.ChannelGames) },
+		SettingUserGames:         func(s Settings) int64 { return int64(s.UserGames) },
+	}
+	const refused = -1
+	d := func(v time.Duration) int64 { return int64(v) }
+	tests := []struct {
+		name, value string
+		want        int64 // the setting's value afterwards, or refused
+		canonical   string
+	}{
+		// 30s to 24h; no "off": every game between people has a clock.
+		{SettingTurnTime, "0", refused, ""},
+		{SettingTurnTime, "0s", refused, ""},
+		{SettingTurnTime, "-1m", refused, ""},
+		{SettingTurnTime, "29s", refused, ""},
+		{SettingTurnTime, "30s", d(30 * time.Second), "30s"},
+		{SettingTurnTime, "24h", d(24 * time.Hour), "24h0m0s"},
+		{SettingTurnTime, "24h1s", refused, ""},
+		{SettingTurnTime, "none", refused, ""},
+		{SettingTurnTime, "off", refused, ""},
+		{SettingTurnTime, "90", refused, ""},
+		{SettingTurnTime, "default", d(10 * time.Minute), ""},
+		// 1m to 24h.
+		{SettingChallengeExpiry, "0", refused, ""},
+		{SettingChallengeExpiry, "-5m", refused, ""},
+		{SettingChallengeExpiry, "59s", refused, ""},
+		{SettingChallengeExpiry, "1m", d(time.Minute), "1m0s"},
+		{SettingChallengeExpiry, "24h", d(24 * time.Hour), "24h0m0s"},
+		{SettingChallengeExpiry, "25h", refused, ""},
+		{SettingChallengeExpiry, "none", refused, ""},
+		{SettingChallengeExpiry, "off", refused, ""},
+		{SettingChallengeExpiry, "default", d(DefaultChallengeExpiry), ""},
+		// Up to 1h, or off: a cooldown of 0 is no cooldown, which is what
+		// off means, so 0 says what it means. The settings message shows
+		// it as "none", which is taken too.
+		{SettingChallengeCooldown, "0", 0, "0s"},
+		{SettingChallengeCooldown, "0s", 0, "0s"},
+		{SettingChallengeCooldown, "off", 0, "0s"},
+		{SettingChallengeCooldown, "OFF", 0, "0s"},
+		{SettingChallengeCooldown, "none", 0, "0s"},
+		{SettingChallengeCooldown, "-1s", refused, ""},
+		{SettingChallengeCooldown, "1s", d(time.Second), "1s"},
+		{SettingChallengeCooldown, "1h", d(time.Hour), "1h0m0s"},
+		{SettingChallengeCooldown, "1h1s", refused, ""},
+		{SettingChallengeCooldown, "1.5s", refused, ""},
+		{SettingChallengeCooldown, "default", d(DefaultChallengeCooldown), ""},
+		// 1 to 100, or none (off reads the same): 0 would be a limit of
+		// no games at all, which nobody means; refused.
+		{SettingChannelGames, "0", refused, ""},
+		{SettingChannelGames, "00", refused, ""},
+		{SettingChannelGames, "-0", refused, ""},
+		{SettingChannelGames, "-1", refused, ""},
+		{SettingChannelGames, "1", 1, "1"},
+		{SettingChannelGames, "100", 100, "100"},
+		{SettingChannelGames, "101", refused, ""},
+		{SettingChannelGames, "none", 0, "none"},
+		{SettingChannelGames, "off", 0, "none"},
+		{SettingChannelGames, "1.5", refused, ""},
+		{SettingChannelGames, "default", 0, ""},
+		{SettingUserGames, "0", refused, ""},
+		{SettingUserGames, "-3", refused, ""},
+		{SettingUserGames, "1", 1, "1"},
+		{SettingUserGames, " 100 ", 100, "100"},
+		{SettingUserGames, "1000", refused, ""},
+		{SettingUserGames, "None", 0, "none"},
+		{SettingUserGames, "off", 0, "none"},
+		{SettingUserGames, "unlimited", refused, ""},
+		{SettingUserGames, "default", 0, ""},
+	}
+	cat := testCatalog(t)
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			s := def
+			s.ChannelGames, s.UserGames = 7, 7 // so that a reset shows
+			got, err := s.apply(tt.name, tt.value, def)
+			if tt.want == refused {
+				var ue *UserError
+				if !errors.As(err, &ue) || ue.Key != "error.bad_setting."+tt.name {
+					t.Fatalf("apply = %q, %v; want the setting's refusal", got, err)
+				}
+				if msg := cat.Error(DefaultLocale, err); !strings.Contains(msg, "from") && !strings.Contains(msg, "up to") {
+					t.Errorf("the refusal %q does not give the values the setting takes", msg)
+				}
+				return
+			}
+			if err != nil || got != tt.canonical || field[tt.name](s) != tt.want {
+				t.Fatalf("apply = %q, %v, value %d; want %q, %d", got, err, field[tt.name](s), tt.canonical, tt.want)
+			}
+			if got == "" {
+				return
+			}
+			// What is stored reads back to the same value.
+			again := def
+			if _, err := again.apply(tt.name, storedSetting(tt.name, got), def); err != nil || field[tt.name](again) != tt.want {
+				t.Fatalf("stored %q reads back as %d, %v", got, field[tt.name](again), err)
+			}
+		})
+	}
+}
+
+// TestSettingsStoredZero: before 0 was refused, "none" of the games
+// limits was stored as "0"; such a stored value still reads as no limit.
+func TestSettingsStoredZero(t *testing.T) {
+	for _, name := range []string{SettingChannelGames, SettingUserGames} {
+		s := Settings{ChannelGames: 7, UserGames: 7}
+		if _, err := s.apply(name, storedSetting(name, "0"), Settings{}); err != nil || s.ChannelGames+s.UserGames != 7 {
+			t.Errorf("stored %s=0: %v, settings %+v; want no limit", name, err, s)
+		}
+	}
+	if got := storedSetting(SettingTurnTime, "0"); got != "0" {
+		t.Errorf("storedSetting changed a turn time: %q", got)
 	}
 }

@@ -144,7 +144,8 @@ func newTournamentID() string {
 
 // createTournament handles /ttt tournament create: the record, then its
 // sign-up message in the channel (whose ID the record keeps, so that
-// joins and the start edit it).
+// joins and the start edit it), then a private answer that links to the
+// sign-up and says how the tournament starts.
 func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest) error {
 	if !b.moderator(ctx, c) {
 		return userErr("reply.tournament_not_allowed")
@@ -185,13 +186,14 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 	if err != nil {
 		return err
 	}
-	if _, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 		t.Message = m.ID
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	return b.respond(ctx, c, respMessage, ephemeral(b.cat.Text(c.loc, "tournament.title", "name", t.Name)))
+	return b.respond(ctx, c, respMessage, b.render.TournamentCreated(c.loc, next))
 }
 
 // clickTournament handles the Join and Leave buttons of a sign-up: the

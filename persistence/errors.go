@@ -48,6 +48,13 @@ var (
 	// challenge) in the channel and Options.AllowManyGames is off. The error
 	// names the player and the game; the bot can show "finish your game first".
 	ErrBusy = errors.New("persistence: player already has a game in this channel")
+	// ErrUnavailable reports that Redis could not be reached or did not
+	// answer in time (a refused or broken connection, a timeout, no free
+	// connection in the pool, a server still loading its data, a context
+	// deadline during a call): nothing is known to have changed, and the
+	// same call may work moments later. The error also wraps the client's
+	// own error.
+	ErrUnavailable = errors.New("persistence: redis unavailable")
 )
 
 // BusyError is the ErrBusy of a game that cannot be created or joined: it

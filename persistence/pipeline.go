@@ -59,7 +59,7 @@ func newBatcher(rdb redis.UniversalClient, maxFlights, maxBatch int) *batcher {
 // do runs cmd and returns its error (cmd holds the reply), or ctx's error
 // if ctx ends first.
 func (b *batcher) do(ctx context.Context, cmd redis.Cmder) error {
-	if err := ctx.Err(); err != nil {
+	if err := markUnavailable(ctx.Err()); err != nil {
 		cmd.SetErr(err)
 		return err
 	}
@@ -87,8 +87,9 @@ func (b *batcher) do(ctx context.Context, cmd redis.Cmder) error {
 			return cmd.Err()
 		default:
 			// cmd now belongs to the flushing goroutine, which may still
-			// write its reply; the caller must not read it.
-			return ctx.Err()
+			// write its reply; the caller must not read it. A deadline
+			// that passed while Redis had not answered is ErrUnavailable.
+			return markUnavailable(ctx.Err())
 		}
 	}
 }
@@ -134,7 +135,7 @@ func (b *batcher) send(batch []*batchCall) {
 	var latest time.Time
 	bounded := true
 	for _, c := range batch {
-		if err := c.ctx.Err(); err != nil {
+		if err := markUnavailable(c.ctx.Err()); err != nil {
 			c.cmd.SetErr(err) // its caller has gone (or is going): not sent
 			close(c.done)
 			continue

@@ -88,6 +88,12 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 			_, err := e.store.AcquireLock(c, "train", "me", time.Second)
 			return err
 		},
+		"Blocked": func(c context.Context) error { _, err := e.store.Blocked(c, "x", "o"); return err },
+		"UpdateTournament": func(c context.Context) error {
+			_, err := e.store.UpdateTournament(c, "t1", func(*persistence.Tournament) error { return nil })
+			return err
+		},
+		"Ping": func(c context.Context) error { return e.store.Ping(c) },
 	}
 	for name, call := range calls {
 		cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
@@ -102,6 +108,11 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 		}
 		if errors.Is(err, persistence.ErrNotFound) || errors.Is(err, persistence.ErrCorrupt) {
 			t.Errorf("%s: a connection failure reads as %v", name, err)
+		}
+		// The bot tells the user the store cannot be reached (not "something
+		// went wrong") by this sentinel.
+		if err != nil && !errors.Is(err, persistence.ErrUnavailable) {
+			t.Errorf("%s: a connection failure (%v) is not ErrUnavailable", name, err)
 		}
 	}
 	time.Sleep(100 * time.Millisecond)

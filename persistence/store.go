@@ -92,7 +92,9 @@ type Store struct {
 	opts     Options
 }
 
-// New returns a Store on rdb.
+// New returns a Store on rdb. It adds a hook to rdb that marks the errors
+// saying Redis could not be reached as ErrUnavailable (see unavailable),
+// for the Store's calls and any other caller's on the same client.
 func New(rdb redis.UniversalClient, o Options) *Store {
 	if o.Prefix == "" {
 		o.Prefix = "ttt"
@@ -126,6 +128,9 @@ func New(rdb redis.UniversalClient, o Options) *Store {
 	}
 	if o.SessionCache == 0 {
 		o.SessionCache = 4096
+	}
+	if rdb != nil { // a Store without a client serves only its Options (tests)
+		rdb.AddHook(unavailableHook{})
 	}
 	return &Store{rdb: rdb, batch: newBatcher(rdb, o.MaxPipelines, maxPipelineBatch),
 		sessions: newSessionCache(o.SessionCache), keys: keys{prefix: o.Prefix}, now: o.Now, opts: o}

@@ -75,7 +75,8 @@ Discord rejects stops it at once. Settings come from the environment (see
                       digits, which signs Discord's requests; default: the
                       one Discord gives for the token
   OPS_ADDR            address of /healthz, /readyz and Prometheus /metrics,
-                      e.g. :9090; empty serves none
+                      e.g. 127.0.0.1:9090 (this host only; :9090 would make
+                      them public); empty serves none
   REDIS_URL           the Redis to use: redis://, rediss://, host:port, or
                       comma-separated Cluster seeds; empty starts a private
                       redis-server with its data in ./.redis-data

@@ -148,7 +148,7 @@ func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistenc
 	if wasChallenge(s) {
 		data, err = b.render.Challenge(loc, s, "")
 	} else {
-		data, err = b.render.Board(loc, s, ratings)
+		data, err = b.render.Board(loc, LabelsCoordinates, s, ratings)
 	}
 	if err != nil {
 		return err

@@ -598,7 +598,7 @@ func (b *Bot) createTournamentGame(ctx context.Context, t *persistence.Tournamen
 // and plays the computer's moves while it is to move.
 func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, s *persistence.Session) error {
 	if s.Message == "" {
-		data, err := b.render.Board(loc, s, nil)
+		data, err := b.render.Board(loc, LabelsCoordinates, s, nil)
 		if err != nil {
 			return err
 		}

@@ -221,7 +221,10 @@ type call struct {
 	// of the messages everyone in the channel sees (boards, challenges,
 	// results): the server's language setting when it set one, else loc.
 	loc, pub discordgo.Locale
-	user     string
+	// labels is what the cells of the boards everyone sees show, from the
+	// server's settings.
+	labels BoardLabels
+	user   string
 	// acked is set once the first response is sent; later messages are
 	// edits and follow-ups.
 	acked bool
@@ -331,11 +334,11 @@ func (b *Bot) handle(ctx context.Context, c *call) error {
 	if err := b.throttle(ctx, c); err != nil {
 		return err
 	}
-	pub, err := b.publicLocale(ctx, c, c.i.GuildID, c.loc)
+	v, err := b.publicView(ctx, c, c.i.GuildID, c.loc)
 	if err != nil {
 		c.warnings = append(c.warnings, err) // the user's own language applies
 	}
-	c.pub = pub
+	c.pub, c.labels = v.loc, v.labels
 	switch c.i.Type {
 	case discordgo.InteractionApplicationCommand:
 		return b.command(ctx, c)

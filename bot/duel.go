@@ -68,7 +68,7 @@ func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
 	if s, err = b.store.EndByModerator(ctx, s.ID, 0); err != nil {
 		return err
 	}
-	data, err := b.render.Board(c.pub, s, nil)
+	data, err := b.render.Board(c.pub, c.labels, s, nil)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (e *e2e) wantBoardIn(r fakediscord.Response, loc discordgo.Locale) *persist
 		e.t.Fatalf("answered ephemeral %v %q, want a public board", r.Message.Ephemeral, r.Message.Content)
 	}
 	s := e.game(r.Message)
-	want, err := bot.NewRenderer(e.cat, e.signer).Board(loc, s, nil)
+	want, err := bot.NewRenderer(e.cat, e.signer).Board(loc, bot.LabelsCoordinates, s, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

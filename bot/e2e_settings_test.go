@@ -116,6 +116,41 @@ func TestE2ESettings(t *testing.T) {
 				t.Fatalf("within the server's cooldown: %q", r.Message.Content)
 			}
 		}},
+		{"board labels", func(t *testing.T, b *scenarioBed) {
+			// labels checks that every cell of the board is labelled with
+			// its name, a taken cell only when marks is false.
+			labels := func(m *fakediscord.Message, marks bool) {
+				t.Helper()
+				taken := 0
+				for c, btn := range b.cells(m) {
+					want := c.String()
+					if btn.Emoji != "" {
+						taken++
+						if marks {
+							want = ""
+						}
+					}
+					if btn.Label != want {
+						t.Fatalf("cell %s (emoji %q) labelled %q, want %q", c, btn.Emoji, btn.Label, want)
+					}
+				}
+				if taken == 0 {
+					t.Fatal("no cell is taken")
+				}
+			}
+			play := func(m *fakediscord.Message) *fakediscord.Message {
+				t.Helper()
+				r, _ := b.click(alice, m.ID, b.cells(m)[freeCells(b.e2e, m)[0]].CustomID)
+				return r.Message
+			}
+			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			b.tracked(r.Message)
+			cur := play(r.Message)
+			labels(cur, false)
+			set(b, bot.SettingBoardLabels, "compact")
+			labels(play(cur), true)
+			b.wantReply(set(b, bot.SettingBoardLabels, "minimal"), "error.bad_setting.board-labels")
+		}},
 		{"unrated", func(t *testing.T, b *scenarioBed) {
 			set(b, bot.SettingRated, "off")
 			msg, cur := startChallenge(b.e2e)

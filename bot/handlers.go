@@ -436,7 +436,7 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	case !answered:
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 	}
-	data, err := b.render.Board(c.pub, s, b.finish(ctx, c, s))
+	data, err := b.render.Board(c.pub, c.labels, s, b.finish(ctx, c, s))
 	if err != nil {
 		return err
 	}
@@ -466,7 +466,7 @@ func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, ty
 
 // respondBoard renders s and sends it as the first response.
 func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
-	data, err := b.render.Board(c.pub, s, ratings)
+	data, err := b.render.Board(c.pub, c.labels, s, ratings)
 	if err != nil {
 		return nil, err
 	}

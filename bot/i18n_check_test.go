@@ -261,7 +261,7 @@ func checkMentions(t *testing.T, c *Catalog, loc discordgo.Locale) {
 // settingTokens are the words /ttt-admin set parses; where the English
 // text of what a setting takes names one, every locale must keep it.
 var settingTokens = []string{"on", "off", "none", "all", "default", "30s", "24h", "90s", "10m", "1h", "1m", "5m", "2m",
-	"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "4x3xox", "de", "pl", "ja", "es-419"}
+	"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "4x3xox", "de", "pl", "ja", "es-419", "coordinates", "compact"}
 
 // startTokens are the forms a tournament's start option takes, as the
 // English texts about it show them.

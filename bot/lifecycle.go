@@ -113,22 +113,32 @@ func (b *Bot) setMessage(ctx context.Context, c *call, s *persistence.Session, m
 	return next
 }
 
-// publicLocale is the locale of the messages everyone in guild's channels
-// sees: the server's language setting, or fallback when it set none,
-// outside a server, or when its settings cannot be read (the error says
-// why). c, if not nil, gets the warnings of reading the settings.
-func (b *Bot) publicLocale(ctx context.Context, c *call, guild string, fallback discordgo.Locale) (discordgo.Locale, error) {
+// view is how the messages everyone in a server's channels sees are
+// shown: their locale and the board's labels.
+type view struct {
+	loc    discordgo.Locale
+	labels BoardLabels
+}
+
+// publicView is the view of the messages everyone in guild's channels
+// sees: the server's language setting, or fallback when it set none, and
+// its board labels; fallback and the default labels outside a server, or
+// when its settings cannot be read (the error says why). c, if not nil,
+// gets the warnings of reading the settings.
+func (b *Bot) publicView(ctx context.Context, c *call, guild string, fallback discordgo.Locale) (view, error) {
+	v := view{loc: fallback}
 	if guild == "" {
-		return fallback, nil
+		return v, nil
 	}
 	st, err := b.settings(ctx, c, guild)
 	if err != nil {
-		return fallback, fmt.Errorf("bot: language of guild %s: %w", guild, err)
+		return v, fmt.Errorf("bot: language and board labels of guild %s: %w", guild, err)
 	}
-	if st.Language == "" {
-		return fallback, nil
+	if st.Language != "" {
+		v.loc = st.Language
 	}
-	return st.Language, nil
+	v.labels = st.Labels
+	return v, nil
 }
 
 // editBoard edits the message that shows s (if known) to its current
@@ -139,16 +149,16 @@ func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistenc
 	if s.Message == "" {
 		return nil
 	}
-	loc, err := b.publicLocale(ctx, nil, s.Guild, loc)
+	v, err := b.publicView(ctx, nil, s.Guild, loc)
 	if err != nil {
 		// The edit matters more than its language.
-		b.log.Warn("bot: board edited in its fallback language", "game", string(s.ID), "err", err)
+		b.log.Warn("bot: board edited in its fallback language and labels", "game", string(s.ID), "err", err)
 	}
 	var data *discordgo.InteractionResponseData
 	if wasChallenge(s) {
-		data, err = b.render.Challenge(loc, s, "")
+		data, err = b.render.Challenge(v.loc, s, "")
 	} else {
-		data, err = b.render.Board(loc, s, ratings)
+		data, err = b.render.Board(v.loc, v.labels, s, ratings)
 	}
 	if err != nil {
 		return err

@@ -107,7 +107,7 @@ func (b *Bot) startPuzzle(ctx context.Context, c *call, rules game.Rules, day, p
 	if !deferred {
 		return b.showBoard(ctx, c, s, respMessage, nil)
 	}
-	data, err := b.render.Board(c.pub, s, nil)
+	data, err := b.render.Board(c.pub, c.labels, s, nil)
 	if err != nil {
 		return err
 	}

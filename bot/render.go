@@ -41,10 +41,39 @@ const (
 const (
 	EmojiX = "❌"
 	EmojiO = "⭕"
-	// blankLabel is the label of an empty cell: Discord needs a label or
-	// an emoji, and a zero-width space keeps the grid clean.
-	blankLabel = "\u200b"
 )
+
+// BoardLabels says what a board's cell buttons show besides the marks.
+// Every cell has a name a screen reader can read: its coordinate, or the
+// emoji of its mark, which the reader names ("cross mark").
+type BoardLabels int
+
+const (
+	// LabelsCoordinates labels every cell with its name in the game's
+	// notation (game.Cell.String: "a1", the column letter and the row from
+	// 1 at the top), the name that hints, reviews, puzzles and shared
+	// games use; a taken cell shows its mark beside it. The default.
+	LabelsCoordinates BoardLabels = iota
+	// LabelsCompact labels free cells with their names and shows a taken
+	// cell's mark alone, so a button is never wider than a mark: for
+	// servers whose 5-wide rows come out too wide on phones.
+	LabelsCompact
+)
+
+// The values of the board-labels setting.
+const (
+	labelsCoordinates = "coordinates"
+	labelsCompact     = "compact"
+)
+
+// String returns the name of l, "coordinates" or "compact", which is
+// also the value of the board-labels setting that chooses it.
+func (l BoardLabels) String() string {
+	if l == LabelsCompact {
+		return labelsCompact
+	}
+	return labelsCoordinates
+}
 
 // Button colours on the board.
 const (
@@ -87,9 +116,10 @@ func (r *Renderer) Catalog() *Catalog { return r.cat }
 // a spare row Resign during the game or Rematch after it. Empty cells are
 // grey and clickable; marks are disabled; the last move is blue and the
 // winning line green; everything is disabled once the game is over, and
-// while an AI is to move. It fails if the session does not replay, the
-// board does not fit in buttons, or a custom ID cannot be encoded.
-func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
+// while an AI is to move. Cells are labelled as labels says. It fails if
+// the session does not replay, the board does not fit in buttons, or a
+// custom ID cannot be encoded.
+func (r *Renderer) Board(loc discordgo.Locale, labels BoardLabels, s *persistence.Session, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
 	pos, err := s.Position()
 	if err != nil {
 		return nil, fmt.Errorf("bot: render board: %w", err)
@@ -139,9 +169,12 @@ func (r *Renderer) Board(loc discordgo.Locale, s *persistence.Session, ratings [
 			if err != nil {
 				return nil, fmt.Errorf("bot: render board: %w", err)
 			}
-			b := discordgo.Button{CustomID: id, Style: styleEmpty, Label: blankLabel, Disabled: !live || aiToMove}
+			b := discordgo.Button{CustomID: id, Style: styleEmpty, Label: c.String(), Disabled: !live || aiToMove}
 			if m := pos.At(c); m != game.Empty {
-				b.Label, b.Emoji, b.Style, b.Disabled = "", &discordgo.ComponentEmoji{Name: markEmoji(m)}, styleMark, true
+				b.Emoji, b.Style, b.Disabled = &discordgo.ComponentEmoji{Name: markEmoji(m)}, styleMark, true
+				if labels == LabelsCompact {
+					b.Label = ""
+				}
 			}
 			switch {
 			case win.Has(c):

@@ -282,7 +282,7 @@ func TestRenderPuzzleGolden(t *testing.T) {
 				if tc.s.Status == persistence.StatusFinished {
 					tc.s.Deadline = time.Time{}
 				}
-				d, err := r.Board(loc, tc.s, nil)
+				d, err := r.Board(loc, LabelsCoordinates, tc.s, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -305,7 +305,7 @@ func TestRenderFinishedBoardLinks(t *testing.T) {
 	r := testRenderer(t)
 	for _, tc := range boardCases() {
 		s := tc.session(t)
-		d, err := r.Board(DefaultLocale, s, tc.ratings)
+		d, err := r.Board(DefaultLocale, LabelsCoordinates, s, tc.ratings)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,11 +22,13 @@ func human(id string) persistence.Seat { return persistence.Seat{User: id} }
 
 func bot(level string) persistence.Seat { return persistence.Seat{AI: persistence.AI{Level: level}} }
 
-// boardCase is a session to render as a board.
+// boardCase is a session to render as a board, with its cells labelled
+// as labels says.
 type boardCase struct {
 	name    string
 	session func(t testing.TB) *persistence.Session
 	ratings []RatingChange
+	labels  BoardLabels
 }
 
 func boardCases() []boardCase {
@@ -71,6 +73,9 @@ func boardCases() []boardCase {
 			"a1", "a2", "b2", "b1", "c3", "c1", "d4", "d1", "e5")},
 		{name: "4x3xox-o-wins", session: finished("4x3xox", human(alice), human(bob), game.OWins, persistence.ByWin, "b1", "a1", "b3", "c1")},
 		{name: "ai-duel", session: active("4x4k4", bot("minimax"), bot("random"), "a1")},
+		{name: "5x5k4-mid-compact", session: active("5x5k4", human(alice), bot("mcts"), "c3", "b2", "d4"), labels: LabelsCompact},
+		{name: "5x5k5-x-wins-compact", labels: LabelsCompact, session: finished("5x5k5", human(alice), human(bob), game.XWins, persistence.ByWin,
+			"a1", "a2", "b2", "b1", "c3", "c1", "d4", "d1", "e5")},
 	}
 }
 
@@ -78,7 +83,7 @@ func TestRenderBoardGolden(t *testing.T) {
 	r := testRenderer(t)
 	for _, tc := range boardCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := r.Board(DefaultLocale, tc.session(t), tc.ratings)
+			d, err := r.Board(DefaultLocale, tc.labels, tc.session(t), tc.ratings)
 			if err != nil {
 				t.Fatalf("Board: %v", err)
 			}
@@ -102,7 +107,7 @@ func TestRenderLocalesGolden(t *testing.T) {
 	win := boardCases()[4]
 	for _, loc := range l10nLocales {
 		t.Run(string(loc), func(t *testing.T) {
-			d, err := r.Board(loc, win.session(t), win.ratings)
+			d, err := r.Board(loc, LabelsCoordinates, win.session(t), win.ratings)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +216,7 @@ func allMessages(t *testing.T) map[string]*discordgo.InteractionResponseData {
 	out := map[string]*discordgo.InteractionResponseData{}
 	for _, loc := range r.Catalog().Locales() {
 		for _, tc := range boardCases() {
-			d, err := r.Board(loc, tc.session(t), tc.ratings)
+			d, err := r.Board(loc, tc.labels, tc.session(t), tc.ratings)
 			if err != nil {
 				t.Fatalf("%s %s: %v", tc.name, string(loc), err)
 			}
@@ -234,12 +239,20 @@ func allMessages(t *testing.T) map[string]*discordgo.InteractionResponseData {
 	return out
 }
 
-// TestRenderLimits checks every rendered message against Discord's limits
-// and for unfilled placeholders or missing texts.
+// TestRenderLimits checks every rendered message against Discord's limits,
+// for buttons a screen reader would read as nothing, and for unfilled
+// placeholders or missing texts.
 func TestRenderLimits(t *testing.T) {
 	for name, d := range allMessages(t) {
 		if err := CheckMessage(d); err != nil {
 			t.Errorf("%s:\n%v", name, err)
+		}
+		for i, row := range buttons(d) {
+			for j, b := range row {
+				if why := unreadable(b); why != "" {
+					t.Errorf("%s: button %d.%d is unreadable: %s", name, i, j, why)
+				}
+			}
 		}
 		js := string(wireJSON(t, d))
 		if strings.Contains(js, "[[") {
@@ -254,8 +267,10 @@ func TestRenderLimits(t *testing.T) {
 }
 
 // TestRenderBoardButtons checks the grid against the position: one button
-// per cell, signed with the game and move number, marks disabled, the
-// last move and the winning line coloured, and all disabled at the end.
+// per cell, signed with the game and move number, labelled with the
+// cell's name (a taken cell's only in LabelsCoordinates), marks disabled,
+// the last move and the winning line coloured, and all disabled at the
+// end.
 func TestRenderBoardButtons(t *testing.T) {
 	r := testRenderer(t)
 	s := testSigner(t)
@@ -266,7 +281,7 @@ func TestRenderBoardButtons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := r.Board(DefaultLocale, sess, tc.ratings)
+			d, err := r.Board(DefaultLocale, tc.labels, sess, tc.ratings)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,6 +305,16 @@ func TestRenderBoardButtons(t *testing.T) {
 					m := pos.At(c)
 					if m != game.Empty && (!b.Disabled || b.Emoji == nil || b.Emoji.Name != markEmoji(m)) {
 						t.Errorf("cell %s holds %s but the button is %+v", c, m, b)
+					}
+					if m == game.Empty && b.Emoji != nil {
+						t.Errorf("empty cell %s has the emoji %+v", c, b.Emoji)
+					}
+					wantLabel := c.String()
+					if m != game.Empty && tc.labels == LabelsCompact {
+						wantLabel = ""
+					}
+					if b.Label != wantLabel {
+						t.Errorf("cell %s labelled %q, want %q", c, b.Label, wantLabel)
 					}
 					if !live && !b.Disabled {
 						t.Errorf("cell %s enabled after the game", c)
@@ -329,7 +354,7 @@ func TestRenderBoardErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d, err := r.Board(DefaultLocale, tt.s, nil); err == nil {
+			if d, err := r.Board(DefaultLocale, LabelsCoordinates, tt.s, nil); err == nil {
 				t.Errorf("Board = %+v, want an error", d)
 			}
 		})
@@ -391,7 +416,7 @@ func BenchmarkRenderBoard(b *testing.B) {
 	s := boardCases()[11].session(b) // 5x5, mid-game
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Board(DefaultLocale, s, nil); err != nil {
+		if _, err := r.Board(DefaultLocale, LabelsCoordinates, s, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -407,7 +432,7 @@ func ExampleRenderer_Board() {
 		Moves:   []game.Cell{game.NewCell(1, 1), game.NewCell(0, 0)},
 		Status:  persistence.StatusActive, Deadline: time.Unix(1700000000, 0),
 	}
-	d, err := r.Board(discordgo.PortugueseBR, s, nil)
+	d, err := r.Board(discordgo.PortugueseBR, LabelsCoordinates, s, nil)
 	if err != nil {
 		panic(err)
 	}

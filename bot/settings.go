@@ -38,6 +38,9 @@ const (
 	SettingUserGames = "user-games"
 	// SettingDefaultBoard is the board of a game whose command names none.
 	SettingDefaultBoard = "default-board"
+	// SettingBoardLabels is what the board's cells show: their
+	// coordinates everywhere, or on free cells only.
+	SettingBoardLabels = "board-labels"
 	// SettingHints says whether /ttt hint is allowed.
 	SettingHints = "hints"
 	// SettingDuels says whether /ttt ai-duel is allowed.
@@ -55,7 +58,7 @@ const (
 // /ttt-admin set takes, in the order /ttt-admin settings shows them.
 func SettingNames() []string {
 	return []string{SettingChannels, SettingRole, SettingTurnTime, SettingChallengeExpiry, SettingChallengeCooldown,
-		SettingChannelGames, SettingUserGames, SettingDefaultBoard, SettingHints, SettingDuels, SettingRated,
+		SettingChannelGames, SettingUserGames, SettingDefaultBoard, SettingBoardLabels, SettingHints, SettingDuels, SettingRated,
 		SettingLanguage, SettingAdminRoles}
 }
 
@@ -108,6 +111,9 @@ type Settings struct {
 	// Board is the board of a game whose command names none (a preset);
 	// the zero Rules means 3x3.
 	Board game.Rules
+	// Labels is what the board's cells show; the zero value is
+	// LabelsCoordinates.
+	Labels BoardLabels
 	// Hints and Duels say whether /ttt hint and /ttt ai-duel are allowed.
 	Hints, Duels bool
 	// Rated says whether games between people change their ratings.
@@ -267,6 +273,19 @@ func (s *Settings) apply(name, text string, def Settings) (string, error) {
 		}
 		s.Board = r
 		return r.String(), nil
+	case SettingBoardLabels:
+		switch {
+		case reset:
+			s.Labels = def.Labels
+			return "", nil
+		case strings.EqualFold(t, labelsCoordinates):
+			s.Labels = LabelsCoordinates
+		case strings.EqualFold(t, labelsCompact):
+			s.Labels = LabelsCompact
+		default:
+			return "", settingErr(name)
+		}
+		return s.Labels.String(), nil
 	case SettingHints, SettingDuels, SettingRated:
 		v := true
 		if !reset {
@@ -735,6 +754,8 @@ func (r *Renderer) settingText(loc discordgo.Locale, name string, st Settings) s
 			board = game.Classic()
 		}
 		return r.rulesText(loc, board)
+	case SettingBoardLabels:
+		return r.cat.Text(loc, "settings.labels."+st.Labels.String())
 	case SettingHints:
 		return r.switchText(loc, st.Hints)
 	case SettingDuels:

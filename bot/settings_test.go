@@ -46,6 +46,9 @@ func TestSettingsApply(t *testing.T) {
 		{SettingUserGames, "none", "none", func(s Settings) bool { return s.UserGames == 0 }},
 		{SettingLanguage, "PT-br", "pt-BR", func(s Settings) bool { return s.Language == discordgo.PortugueseBR }},
 		{SettingLanguage, "none", "none", func(s Settings) bool { return s.Language == "" }},
+		{SettingBoardLabels, "Compact", "compact", func(s Settings) bool { return s.Labels == LabelsCompact }},
+		{SettingBoardLabels, "coordinates", "coordinates", func(s Settings) bool { return s.Labels == LabelsCoordinates }},
+		{SettingBoardLabels, "default", "", func(s Settings) bool { return s.Labels == LabelsCoordinates }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -71,6 +74,7 @@ func TestSettingsApply(t *testing.T) {
 		{SettingTurnTime, "10s"}, {SettingTurnTime, "25h"}, {SettingChallengeExpiry, "30s"}, {SettingChallengeCooldown, "2h"}, {SettingChallengeCooldown, "-1s"}, {SettingTurnTime, "1.5s"}, {SettingTurnTime, "soon"},
 		{SettingHints, "maybe"}, {SettingDuels, ""}, {SettingDefaultBoard, "6x6k4"}, {SettingDefaultBoard, "3x3"},
 		{SettingChannelGames, "101"}, {SettingUserGames, "-1"}, {SettingUserGames, "two"}, {SettingLanguage, "fr"},
+		{SettingBoardLabels, "none"}, {SettingBoardLabels, "minimal"},
 	}
 	cat := testCatalog(t)
 	for _, b := range bad {
@@ -105,7 +109,8 @@ func TestRenderSettingsGolden(t *testing.T) {
 	r := testRenderer(t)
 	def := Settings{TurnTime: 10 * time.Minute, Hints: true, Duels: true}
 	custom := Settings{Channels: []string{"111", "222"}, Role: "333", TurnTime: 90 * time.Second, Hints: false, Duels: true,
-		AdminRoles: []string{"444"}, set: map[string]bool{SettingChannels: true, SettingRole: true, SettingTurnTime: true, SettingHints: true, SettingAdminRoles: true}}
+		AdminRoles: []string{"444"}, Labels: LabelsCompact, set: map[string]bool{SettingChannels: true, SettingRole: true,
+			SettingTurnTime: true, SettingHints: true, SettingAdminRoles: true, SettingBoardLabels: true}}
 	entries := []persistence.AuditEntry{
 		{Time: fixedNow, User: alice, Action: "set", Detail: "hints=off"},
 		{Time: fixedNow.Add(-time.Hour), User: bob, Action: "end-game", Detail: "<#7> 1"},

@@ -108,7 +108,8 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	loc, err := b.publicLocale(ctx, nil, t.Guild, DefaultLocale)
+	v, err := b.publicView(ctx, nil, t.Guild, DefaultLocale)
+	loc := v.loc
 	if err != nil {
 		b.log.Warn("bot: tournament in its fallback language", "tournament", id, "err", err)
 	}
@@ -211,7 +212,7 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 		return outErr
 	}
 	// A post that fails (a permission, a rate limit) holds up no game.
-	retry, err := b.playTournamentGames(ctx, loc, t)
+	retry, err := b.playTournamentGames(ctx, v, t)
 	if retry > 0 && err == nil && outErr == nil {
 		// A player is finishing another game in the channel: their
 		// tournament game starts soon after, not at the next regular look.
@@ -385,7 +386,7 @@ func busyRetry(waited time.Duration) time.Duration {
 // and plays the computer's moves where it is to move. retry, if not 0,
 // is how soon to look again: a game could not start yet, a player of it
 // having another game in the channel (busyRetry).
-func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (retry time.Duration, err error) {
+func (b *Bot) playTournamentGames(ctx context.Context, v view, t *persistence.Tournament) (retry time.Duration, err error) {
 	var errs []error
 	for i, p := range t.Games {
 		if p.Bye() || p.Result != "" {
@@ -470,7 +471,7 @@ func (b *Bot) playTournamentGames(ctx context.Context, loc discordgo.Locale, t *
 				continue
 			}
 		}
-		if err := b.showTournamentGame(ctx, loc, s); err != nil {
+		if err := b.showTournamentGame(ctx, v, s); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -596,9 +597,9 @@ func (b *Bot) createTournamentGame(ctx context.Context, t *persistence.Tournamen
 
 // showTournamentGame posts a tournament game's board if it has none yet,
 // and plays the computer's moves while it is to move.
-func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, s *persistence.Session) error {
+func (b *Bot) showTournamentGame(ctx context.Context, v view, s *persistence.Session) error {
 	if s.Message == "" {
-		data, err := b.render.Board(loc, s, nil)
+		data, err := b.render.Board(v.loc, v.labels, s, nil)
 		if err != nil {
 			return err
 		}
@@ -635,7 +636,7 @@ func (b *Bot) showTournamentGame(ctx context.Context, loc discordgo.Locale, s *p
 				b.log.Warn("bot: record a tournament game", "game", string(s.ID), "err", err)
 			}
 		}
-		if err := b.editBoard(ctx, loc, s, ratings); err != nil {
+		if err := b.editBoard(ctx, v.loc, s, ratings); err != nil {
 			return err
 		}
 	}

@@ -17,12 +17,19 @@ type Pinger interface {
 
 // Health answers the liveness and readiness probes of a bot process:
 // /healthz says the process serves HTTP at all, /readyz that it should get
-// traffic (Redis answers and it is not shutting down).
+// traffic (Redis answers, it is not shutting down, and the condition of
+// SetCheck holds: in gateway mode, its shards are connected).
 type Health struct {
 	store    Pinger
 	timeout  time.Duration
 	draining atomic.Bool
+	check    atomic.Pointer[func() string]
 }
+
+// SetCheck adds a readiness condition besides Redis: fn returns "" while
+// the process should get traffic, else the reason it should not (the
+// gateway is not connected, say). A later call replaces the condition.
+func (h *Health) SetCheck(fn func() string) { h.check.Store(&fn) }
 
 // NewHealth returns the probes of a process using store; timeout bounds
 // the Redis check (DefaultReadyTimeout if zero).
@@ -51,6 +58,12 @@ func (h *Health) Ready(w http.ResponseWriter, r *http.Request) {
 	if h.draining.Load() {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
+	}
+	if fn := h.check.Load(); fn != nil {
+		if why := (*fn)(); why != "" {
+			http.Error(w, why, http.StatusServiceUnavailable)
+			return
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()

@@ -22,6 +22,10 @@ func TestOpsHandler(t *testing.T) {
 	up, down := bot.NewHealth(pinger{}, 0), bot.NewHealth(pinger{errors.New("connection refused")}, 0)
 	draining := bot.NewHealth(pinger{}, 0)
 	draining.Drain()
+	gatewayDown := bot.NewHealth(pinger{}, 0)
+	gatewayDown.SetCheck(func() string { return "gateway: shard 1 of 4 not connected" })
+	gatewayUp := bot.NewHealth(pinger{}, 0)
+	gatewayUp.SetCheck(func() string { return "" })
 	for _, tt := range []struct {
 		name   string
 		h      *bot.Health
@@ -35,6 +39,8 @@ func TestOpsHandler(t *testing.T) {
 		{"ready", up, "GET", "/readyz", 200, "ok"},
 		{"not ready without redis", down, "GET", "/readyz", 503, "redis unavailable"},
 		{"not ready when draining", draining, "GET", "/readyz", 503, "shutting down"},
+		{"not ready while a check fails", gatewayDown, "GET", "/readyz", 503, "gateway: shard 1 of 4 not connected"},
+		{"ready when the check passes", gatewayUp, "GET", "/readyz", 200, "ok"},
 		{"metrics", up, "GET", "/metrics", 200, "# TYPE ttt_interactions_total counter"},
 		{"no POST", up, "POST", "/healthz", 405, ""},
 		{"unknown path", up, "GET", "/", 404, ""},

@@ -439,6 +439,16 @@ func (s *Server) RequestReconnect() {
 	}
 }
 
+// RequestHeartbeat sends op 1 (Heartbeat) on every connection; the client
+// should heartbeat at once.
+func (s *Server) RequestHeartbeat() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.send(gwFrame{data: mustJSON(map[string]any{"op": opHeartbeat, "d": nil})})
+	}
+}
+
 // closeReasons are the texts Discord sends with its gateway close codes.
 var closeReasons = map[int]string{
 	4000: "Unknown error.", closeUnknownOpcode: "Unknown opcode.", closeDecodeError: "Error while decoding payload.",

@@ -412,3 +412,82 @@ func TestCancelClosesWith1000(t *testing.T) {
 		t.Errorf("state %v", st)
 	}
 }
+
+func TestHeartbeatCarriesLastSeq(t *testing.T) {
+	t.Parallel()
+	h := start(t, time.Minute) // no timed heartbeat in this test: only the requested ones
+	h.srv.RequestHeartbeat()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cs, err := h.srv.WaitGatewayConns(ctx, func(cs []fakediscord.GatewayConn) bool { return cs[0].Heartbeats >= 1 })
+	if err != nil || cs[0].Seqs[0] != 1 { // READY was seq 1
+		t.Fatalf("heartbeats %v, %v: want one with seq 1 (READY)", cs[0].Seqs, err)
+	}
+	for range 3 {
+		if err := h.srv.Dispatch("42", "TEST", map[string]int{}); err != nil {
+			t.Fatal(err)
+		}
+		h.wait("TEST")
+	}
+	h.srv.RequestHeartbeat()
+	cs, err = h.srv.WaitGatewayConns(ctx, func(cs []fakediscord.GatewayConn) bool { return cs[0].Heartbeats >= 2 })
+	if err != nil || cs[0].Seqs[1] != 4 {
+		t.Fatalf("heartbeats %v, %v: want the second with seq 4", cs[0].Seqs, err)
+	}
+}
+
+func TestIdentifyWaitGatesEachIdentify(t *testing.T) {
+	t.Parallel()
+	srv := fakediscord.New(t, fakediscord.Options{})
+	gate := make(chan struct{})
+	events := make(chan string, 10)
+	sh, err := gateway.New(gateway.Config{
+		Token: srv.Token(), URL: srv.GatewayURL(),
+		Dispatch: func(name string, _ json.RawMessage) { events <- name },
+		IdentifyWait: func(ctx context.Context) error {
+			select {
+			case <-gate:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sh.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if n := len(srv.GatewayConns()); n != 0 {
+		t.Fatalf("%d connections before IdentifyWait returned", n)
+	}
+	if st, _ := sh.State(); st != gateway.Identifying {
+		t.Fatalf("state %v while waiting to identify", st)
+	}
+	gate <- struct{}{}
+	if e := <-events; e != "READY" {
+		t.Fatalf("first event %s", e)
+	}
+	srv.DropGateway() // a resume does not wait for the gate
+	if e := <-events; e != "RESUMED" {
+		t.Fatalf("event %s after a drop", e)
+	}
+	srv.InvalidSession(false) // a new identify does
+	time.Sleep(50 * time.Millisecond)
+	if st, _ := sh.State(); st != gateway.Identifying {
+		t.Fatalf("state %v while waiting to identify again", st)
+	}
+	gate <- struct{}{}
+	if e := <-events; e != "READY" {
+		t.Fatalf("event %s after op 9", e)
+	}
+}

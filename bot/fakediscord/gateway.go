@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -87,6 +88,32 @@ type gwConn struct {
 	once       sync.Once
 	session    *gwSession // guarded by Server.mu
 	heartbeats int        // guarded by Server.mu
+	noACK      bool       // guarded by Server.mu: heartbeats go unacknowledged
+	log        *GatewayConn
+}
+
+// GatewayConn records one gateway connection as the fake saw it, for tests
+// of a gateway client: where it connected, what it sent, how it ended.
+type GatewayConn struct {
+	// Path is the path the client dialled: "/ws" for the URL of GET
+	// /gateway, "/ws-resume" for the resume_gateway_url of READY.
+	Path string
+	// Query is the raw query string, e.g. "v=10&encoding=json".
+	Query string
+	// Identify is the d of the IDENTIFY sent on the connection, if any.
+	Identify json.RawMessage
+	// Resume is the d of the RESUME sent on the connection, if any.
+	Resume json.RawMessage
+	// Heartbeats counts the heartbeats received; Seqs holds their d
+	// (-1 for null), in order.
+	Heartbeats int
+	Seqs       []int64
+	// Closed reports whether the connection has ended.
+	Closed bool
+	// ClientClose is the close code of the close frame the client sent:
+	// 0 if it sent none (the fake hung up, or the connection is open), 1006
+	// if the client dropped the connection without one.
+	ClientClose int
 }
 
 // kill cuts the connection without a close frame.
@@ -145,13 +172,16 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Upgrade has answered the client
 	}
-	c := &gwConn{ws: ws, out: make(chan gwFrame, 1024), done: make(chan struct{})}
+	c := &gwConn{ws: ws, out: make(chan gwFrame, 1024), done: make(chan struct{}),
+		log: &GatewayConn{Path: strings.TrimSuffix(r.URL.Path, "/"), Query: r.URL.RawQuery}}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		ws.Close()
 		return
 	}
+	s.connLog = append(s.connLog, c.log)
+	s.notifyLocked()
 	s.conns[c] = true
 	s.gw.Version = r.URL.Query().Get("v")
 	s.gw.Encoding = r.URL.Query().Get("encoding")
@@ -166,6 +196,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		c.kill()
 		s.mu.Lock()
 		delete(s.conns, c)
+		c.log.Closed = true
 		if c.session != nil && c.session.conn == c {
 			c.session.conn = nil
 			s.gw.Connected--
@@ -182,10 +213,17 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	for {
 		_, data, err := ws.ReadMessage()
 		if err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				s.mu.Lock()
+				c.log.ClientClose = ce.Code
+				s.mu.Unlock()
+			}
 			return
 		}
 		s.mu.Lock()
 		s.gatewayFrameLocked(c, data)
+		s.notifyLocked() // the connection's record changed
 		s.mu.Unlock()
 	}
 }
@@ -204,14 +242,26 @@ func (s *Server) gatewayFrameLocked(c *gwConn, data []byte) {
 	case opHeartbeat:
 		s.gw.Heartbeats++
 		c.heartbeats++
+		c.log.Heartbeats++
+		var seq *int64
+		_ = json.Unmarshal(p.D, &seq) // a malformed d is recorded as null
+		if seq == nil {
+			c.log.Seqs = append(c.log.Seqs, -1)
+		} else {
+			c.log.Seqs = append(c.log.Seqs, *seq)
+		}
 		if c == s.lastConn {
 			s.gw.ConnHeartbeats = c.heartbeats
 		}
-		c.send(gwFrame{data: mustJSON(map[string]any{"op": opHeartbeatACK, "d": nil})})
+		if !c.noACK {
+			c.send(gwFrame{data: mustJSON(map[string]any{"op": opHeartbeatACK, "d": nil})})
+		}
 		s.notifyLocked()
 	case opIdentify:
+		c.log.Identify = append(json.RawMessage(nil), p.D...)
 		s.identifyLocked(c, p.D)
 	case opResume:
+		c.log.Resume = append(json.RawMessage(nil), p.D...)
 		s.resumeLocked(c, p.D)
 	case opPresenceUpdate, opVoiceState, opRequestMembers:
 		if c.session == nil {
@@ -261,7 +311,7 @@ func (s *Server) identifyLocked(c *gwConn, d json.RawMessage) {
 	s.gw.Connected++
 	s.gw.Intents, s.gw.Shard, s.gw.Compress = id.Intents, ses.shard, id.Compress
 	ready := map[string]any{
-		"v": 9, "user": s.botUser(), "session_id": ses.id, "resume_gateway_url": s.GatewayURL(),
+		"v": 9, "user": s.botUser(), "session_id": ses.id, "resume_gateway_url": s.GatewayResumeURL(),
 		"guilds": []any{}, "private_channels": []any{}, "application": map[string]any{"id": s.opts.AppID, "flags": 0},
 		"_trace": []string{"fakediscord"},
 	}
@@ -389,6 +439,16 @@ func (s *Server) RequestReconnect() {
 	}
 }
 
+// RequestHeartbeat sends op 1 (Heartbeat) on every connection; the client
+// should heartbeat at once.
+func (s *Server) RequestHeartbeat() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.send(gwFrame{data: mustJSON(map[string]any{"op": opHeartbeat, "d": nil})})
+	}
+}
+
 // closeReasons are the texts Discord sends with its gateway close codes.
 var closeReasons = map[int]string{
 	4000: "Unknown error.", closeUnknownOpcode: "Unknown opcode.", closeDecodeError: "Error while decoding payload.",
@@ -433,4 +493,72 @@ func (s *Server) WaitGateway(ctx context.Context, cond func(GatewayState) bool) 
 		return cond(st)
 	})
 	return st, err
+}
+
+// WithholdACKs makes every connection open now stop acknowledging
+// heartbeats, as a half-dead link (a zombie connection) looks to the
+// client. Connections opened later are acknowledged normally.
+func (s *Server) WithholdACKs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.noACK = true
+	}
+}
+
+// InvalidSession sends op 9 (Invalid Session) with d = resumable on every
+// connection. With resumable false the sessions of those connections are
+// forgotten, so a RESUME is refused and the client must IDENTIFY again.
+func (s *Server) InvalidSession(resumable bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if !resumable && c.session != nil {
+			delete(s.sessions, c.session.id)
+		}
+		c.send(gwFrame{data: mustJSON(map[string]any{"op": opInvalidSession, "d": resumable})})
+	}
+}
+
+// CloseGateway closes every gateway connection with a close frame carrying
+// code and Discord's text for it. Sessions survive (a client may RESUME),
+// except after 4007 (invalid seq) and 4009 (session timed out), which
+// forget them as Discord does.
+func (s *Server) CloseGateway(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if (code == 4007 || code == 4009) && c.session != nil {
+			delete(s.sessions, c.session.id)
+		}
+		c.send(gwFrame{closeCode: code, data: []byte(closeReasons[code])})
+	}
+}
+
+// GatewayConns returns a record of every gateway connection so far, oldest
+// first.
+func (s *Server) GatewayConns() []GatewayConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gatewayConnsLocked()
+}
+
+func (s *Server) gatewayConnsLocked() []GatewayConn {
+	out := make([]GatewayConn, len(s.connLog))
+	for i, c := range s.connLog {
+		out[i] = *c
+		out[i].Seqs = append([]int64(nil), c.Seqs...)
+	}
+	return out
+}
+
+// WaitGatewayConns blocks until cond holds for the connection records, and
+// returns them.
+func (s *Server) WaitGatewayConns(ctx context.Context, cond func([]GatewayConn) bool) ([]GatewayConn, error) {
+	var conns []GatewayConn
+	err := s.waitFor(ctx, func() bool {
+		conns = s.gatewayConnsLocked()
+		return cond(conns)
+	})
+	return conns, err
 }

@@ -78,7 +78,7 @@ func (w *statusRecorder) WriteHeader(code int) {
 }
 
 // serveHTTP is the fake's single HTTP entry point: the gateway upgrade at
-// /ws, REST under /api.
+// /ws (and /ws-resume, the resume_gateway_url), REST under /api.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	down := s.unreachable
@@ -87,7 +87,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		hangUp(w)
 		return
 	}
-	if strings.TrimSuffix(r.URL.Path, "/") == "/ws" {
+	if p := strings.TrimSuffix(r.URL.Path, "/"); p == "/ws" || p == "/ws-resume" {
 		s.serveGateway(w, r)
 		return
 	}

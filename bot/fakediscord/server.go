@@ -100,6 +100,7 @@ type Server struct {
 	sessions        map[string]*gwSession
 	conns           map[*gwConn]bool
 	lastConn        *gwConn
+	connLog         []*GatewayConn
 	gw              GatewayState
 	interactionsURL string
 	unreachable     bool
@@ -168,6 +169,13 @@ func (s *Server) URL() string { return s.hs.URL }
 
 // GatewayURL returns the WebSocket URL the fake hands out from GET /gateway.
 func (s *Server) GatewayURL() string { return "ws" + strings.TrimPrefix(s.hs.URL, "http") + "/ws" }
+
+// GatewayResumeURL returns the resume_gateway_url the fake sends in READY:
+// the same listener at path /ws-resume, so GatewayConns tells a client that
+// resumes there from one that resumes at GatewayURL.
+func (s *Server) GatewayResumeURL() string {
+	return "ws" + strings.TrimPrefix(s.hs.URL, "http") + "/ws-resume"
+}
 
 // Token returns the bot token the fake accepts, without the "Bot " prefix.
 func (s *Server) Token() string { return s.opts.Token }

@@ -1,5 +1,7 @@
 package persistence
 
+import "strconv"
+
 // keys builds every Redis key the Store uses; no key is spelled anywhere
 // else. Keys that must change together in one atomic step share a hash tag
 // (the part in braces), so they live in one Cluster slot.
@@ -309,3 +311,23 @@ func (k keys) tournamentsClaimed() string { return k.prefix + ":" + tag("tournam
 // tournamentsPoked holds the times claimed tournaments came due again
 // during their claim, for AckTournament to index them at.
 func (k keys) tournamentsPoked() string { return k.prefix + ":" + tag("tournaments") + ":poked" }
+
+// --- process presence and the identify limiter (bot/shards) ---
+
+// Presence: each group of cooperating processes is one sorted set in its
+// own slot, from owner to the end of its heartbeat (Unix ms); members whose
+// heartbeat ran out are pruned on every heartbeat and read. Shard leases
+// are ordinary locks named "shard:<count>:<id>" (ttt:lock:{shard:<count>:<id>}).
+// The identify limiter is one key per bucket, SET NX with the spacing as
+// its TTL, so at most one IDENTIFY per bucket per spacing across processes:
+//
+//	ttt:presence:{<group>}       zset: owner -> heartbeat expiry (ms)
+//	ttt:identify:{<bucket>}      string: the owner of the last IDENTIFY, with the spacing as TTL
+
+// presence is a group's set of live members.
+func (k keys) presence(group string) string { return k.prefix + ":presence:" + tag(group) }
+
+// identify is the identify limiter of one max_concurrency bucket.
+func (k keys) identify(bucket int) string {
+	return k.prefix + ":identify:" + tag(strconv.Itoa(bucket))
+}

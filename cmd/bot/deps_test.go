@@ -15,7 +15,8 @@ import (
 // TestPackageGraph enforces the import rules of shared/STYLE.md with go list:
 // game imports only the standard library; ai imports game (and its own
 // subpackages); persistence imports game and third-party code; nothing
-// imports bot except cmd/bot, and nothing imports cmd/bot.
+// imports bot except cmd/bot, and nothing imports cmd/bot; bot/shards
+// reaches persistence but not bot or discordgo.
 func TestPackageGraph(t *testing.T) {
 	out, err := exec.Command("go", "list", "-m").Output()
 	if err != nil {
@@ -29,12 +30,15 @@ func TestPackageGraph(t *testing.T) {
 		tree       string
 		may        []string
 		thirdParty bool
+		forbid     []string // third-party packages it may not reach even so
 	}{
 		{tree: "game"},
 		{tree: "ai", may: []string{"game"}},
 		{tree: "persistence", may: []string{"game"}, thirdParty: true},
 		{tree: "weights"},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot
+		// bot/shards knows Redis through persistence, never Discord.
+		{tree: "bot/shards", may: []string{"persistence", "game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
 	}
 	for _, r := range rules {
 		t.Run(r.tree, func(t *testing.T) {
@@ -58,6 +62,9 @@ func TestPackageGraph(t *testing.T) {
 				}
 				rel, ours := strings.CutPrefix(path, mod+"/")
 				if !ours {
+					if withinAny(path, r.forbid) {
+						t.Errorf("%s depends on %s, which STYLE.md forbids it", r.tree, path)
+					}
 					if !r.thirdParty {
 						t.Errorf("%s depends on %s; STYLE.md allows it the standard library only", r.tree, path)
 					}

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -115,9 +114,11 @@ type serveConfig struct {
 	logLevel                         slog.Level
 	mode, listenAddr, opsAddr        string
 	publicKey                        ed25519.PublicKey
-	// shardID and shardCount are the gateway shard of this process: 0 of
-	// 1 unless SHARD_ID and SHARD_COUNT say otherwise.
+	// shardID and shardCount are the gateway shard of this process when
+	// SHARD_ID and SHARD_COUNT set them (shardsFixed); without them the
+	// process claims shards in Redis among Discord's recommended count.
 	shardID, shardCount int
+	shardsFixed         bool
 	// apiURL, if set (DISCORD_API_URL), replaces Discord's API base URL,
 	// for a local fake Discord or a proxy.
 	apiURL *url.URL
@@ -236,7 +237,7 @@ func (c *serveConfig) loadShard(id, count string) []string {
 	if err != nil || i < 0 || i >= n {
 		return []string{fmt.Sprintf("SHARD_ID %q is not a whole number from 0 to SHARD_COUNT-1 (%d)", id, n-1)}
 	}
-	c.shardID, c.shardCount = i, n
+	c.shardID, c.shardCount, c.shardsFixed = i, n, true
 	return nil
 }
 
@@ -428,7 +429,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	if cfg.mode == modeHTTP {
 		return serveHTTP(ctx, cfg, b, health, metrics, log, d.listen)
 	}
-	return serveGateway(ctx, cfg, b, ses, health, log, d.backoff)
+	return serveGateway(ctx, cfg, b, ses, health, reg, store, log, d.backoff)
 }
 
 // serveSweepEvery is how often the sweeper looks for passed deadlines and
@@ -481,97 +482,6 @@ func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Hea
 	}
 	if serveErr != nil {
 		return fmt.Errorf("interactions listener: %w", serveErr)
-	}
-	return nil
-}
-
-// serveGateway handles interactions from the gateway until ctx is
-// cancelled.
-func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *bot.Health, log *slog.Logger, bo backoff) error {
-	ses.Identify.Intents = discordgo.IntentsGuilds // interactions need no privileged intent
-	// A config not from loadServeConfig has shardCount 0: keep discordgo's
-	// 0 of 1 then.
-	if cfg.shardCount > 0 {
-		ses.ShardID, ses.ShardCount = cfg.shardID, cfg.shardCount
-	}
-
-	// Interactions in progress get their own context, which outlives the
-	// signal by up to serveDrainTimeout so they can answer.
-	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelWork()
-	var (
-		mu       sync.Mutex
-		closing  bool
-		inflight sync.WaitGroup
-	)
-	// enter counts an event handler in, unless the session is closing.
-	enter := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if closing {
-			return false
-		}
-		inflight.Add(1)
-		return true
-	}
-	remove := ses.AddHandler(func(_ *discordgo.Session, i *discordgo.InteractionCreate) {
-		if !enter() {
-			return
-		}
-		defer inflight.Done()
-		b.HandleInteraction(work, i)
-	})
-	// When the bot leaves a server (is removed or the server is deleted),
-	// forget the server's data. Discord sends the same event, marked
-	// unavailable, during outages: those are not departures.
-	removeGuild := ses.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildDelete) {
-		if g.Guild == nil || g.Unavailable || !enter() {
-			return
-		}
-		defer inflight.Done()
-		if err := b.ForgetGuild(work, g.ID); err != nil {
-			log.Error("serve: forgetting a server the bot left", "guild", g.ID, "err", err)
-			return
-		}
-		log.Info("serve: forgot a server the bot left", "guild", g.ID)
-	})
-	defer removeGuild()
-	if err := openGateway(ctx, ses, log, bo); err != nil {
-		return err
-	}
-	// The commands belong to the application, not to a shard: one
-	// registration is enough, and N shards starting together would only
-	// spend the rate limit on N identical overwrites.
-	if cfg.shardID == 0 {
-		if err := b.Register(ctx, cfg.devGuild); err != nil && ctx.Err() == nil { // a signal meanwhile is a shutdown
-			_ = ses.Close()
-			return err
-		}
-	}
-	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild,
-		"shard", cfg.shardID, "shards", cfg.shardCount)
-
-	<-ctx.Done()
-	log.Info("serve: shutting down")
-	health.Drain()
-	mu.Lock()
-	closing = true
-	mu.Unlock()
-	remove()
-	drained := make(chan struct{})
-	go func() {
-		inflight.Wait()
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(serveDrainTimeout):
-		log.Warn("serve: cancelling interactions still in progress")
-		cancelWork()
-		<-drained
-	}
-	if err := ses.Close(); err != nil {
-		log.Warn("serve: closing the gateway", "err", err)
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func TestServe(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
+	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	wantHelp(t, wctx, fake)
@@ -166,7 +166,7 @@ func TestServeShard(t *testing.T) {
 	rdb := redistest.Start(t)
 	cfg := serveConfig{token: fake.Token(), appID: fake.AppID(), devGuild: "42", redisURL: rdb.Addr(),
 		customIDKey: []byte(strings.Repeat("k", 32)), pseudonymKey: []byte(strings.Repeat("p", 32)),
-		shardID: 1, shardCount: 2}
+		shardID: 1, shardCount: 2, shardsFixed: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -175,7 +175,7 @@ func TestServeShard(t *testing.T) {
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer wcancel()
-	g, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 })
+	g, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestServeTokenOnly(t *testing.T) {
 			t.Fatalf("%s's value was logged", name)
 		}
 	}
-	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
+	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	signer, err := bot.NewSigner(customKey)
@@ -507,7 +507,7 @@ func TestServeTokenOnly(t *testing.T) {
 		t.Fatal("the stored keys changed")
 	}
 	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool {
-		return g.Identifies == 2 && g.Connected == 1 && g.ConnHeartbeats > 0
+		return g.Identifies == 2 && g.Connected == 1
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -557,7 +557,7 @@ func TestServeExplicitKeysWin(t *testing.T) {
 	if ok, err := persistence.New(rdb, persistence.Options{PseudonymKey: []byte(pseudoKey)}).Blocked(wctx, blocker, blocked); err != nil || !ok {
 		t.Fatalf("the moved block under the explicit key: %v, %v", ok, err)
 	}
-	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
+	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	board := startGame(t, wctx, fake)
@@ -603,7 +603,7 @@ func TestServeUnreachable(t *testing.T) {
 	if len(fake.Commands("42")) == 0 {
 		t.Fatal("no commands registered")
 	}
-	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
+	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	wantHelp(t, wctx, fake)
@@ -709,7 +709,7 @@ func TestServeGuildDelete(t *testing.T) {
 	defer cancel()
 	done := startServe(ctx, cfg, &logs, backoff{})
 	waitLog(t, wctx, &logs, done, `msg="serve: ready"`, 1)
-	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 && g.ConnHeartbeats > 0 }); err != nil {
+	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	store := persistence.New(rdb, persistence.Options{})

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/gorilla/websocket"
 
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -230,26 +229,6 @@ func resolveApplication(ctx context.Context, cfg *serveConfig, ses *discordgo.Se
 			"DISCORD_PUBLIC_KEY", hex.EncodeToString(cfg.publicKey), "verify_key", app.VerifyKey)
 	}
 	return nil
-}
-
-// openGateway opens the session's gateway connection, waiting (with b)
-// while Discord cannot be reached. A close code that says the connection
-// can never work (4004 for a bad token, 4010-4014 for shards, the API
-// version or intents) ends the wait.
-func openGateway(ctx context.Context, ses *discordgo.Session, log *slog.Logger, b backoff) error {
-	return retry(ctx, log, "gateway", b, func() error {
-		err := ses.Open()
-		var ce *websocket.CloseError
-		switch {
-		case err == nil:
-			return nil
-		case errors.As(err, &ce) && ce.Code == 4004:
-			return &tokenRejectedError{how: "gateway close 4004"}
-		case errors.As(err, &ce) && ce.Code >= 4010 && ce.Code <= 4014:
-			return &permanentError{err: fmt.Errorf("discord gateway: closed with %d %s", ce.Code, ce.Text)}
-		}
-		return fmt.Errorf("discord gateway: %w", err)
-	})
 }
 
 // invitePermissions are the permissions the invite link asks for, each

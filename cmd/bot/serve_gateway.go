@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/gateway"
+	"github.com/tttbot/ttt-bot/bot/shards"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// resumeGrace is how long a shard that was ready may be resuming or
+// reconnecting before /readyz says the process is not ready: a resume
+// takes a moment, and an orchestrator should not route away for it.
+const resumeGrace = 15 * time.Second
+
+// gatewayStatus tracks the shards this process runs, for /readyz, and a
+// fatal close that is about to end the process.
+type gatewayStatus struct {
+	mu     sync.Mutex
+	shards map[int]*shardStatus
+	count  int
+	fatal  string
+	now    func() time.Time
+}
+
+// shardStatus is one running shard: its connection and whether it has
+// been ready since it started.
+type shardStatus struct {
+	shard *gateway.Shard
+	ready bool
+}
+
+// reason is "" while every shard of the process is connected (or resuming
+// within resumeGrace of having been ready), else why not.
+func (g *gatewayStatus) reason() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.fatal != "" {
+		return g.fatal
+	}
+	ids := make([]int, 0, len(g.shards))
+	for id := range g.shards {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		st := g.shards[id]
+		state, since := st.shard.State()
+		switch {
+		case state == gateway.Ready:
+			st.ready = true
+		case st.ready && state != gateway.Stopped && g.now().Sub(since) < resumeGrace:
+		default:
+			return fmt.Sprintf("gateway: shard %d of %d is %s", id, g.count, state)
+		}
+	}
+	return ""
+}
+
+// serveGateway handles interactions from Discord's gateway until ctx is
+// cancelled or Discord refuses the connection for good. It runs its own
+// gateway client (package bot/gateway) for each shard the process holds:
+// the shard given by SHARD_ID and SHARD_COUNT, or, without them, the
+// shards it claims in Redis among Discord's recommended count (see
+// runShards). discordgo is used for REST and for the events' types only.
+func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *bot.Health, reg *bot.Registry, store *persistence.Store, log *slog.Logger, bo backoff) error {
+	info, err := gatewayBot(ctx, ses, log, bo)
+	if err != nil {
+		return err
+	}
+	events := reg.Counter("ttt_gateway_events_total",
+		"Gateway connection events by kind: connect, identify, resume, reconnect, invalid_session, zombie, close:<code>.", "kind")
+
+	// Interactions in progress get their own context, which outlives the
+	// signal by up to serveDrainTimeout so they can answer.
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	var (
+		mu       sync.Mutex
+		closing  bool
+		inflight sync.WaitGroup
+	)
+	// enter counts an event handler in, unless the process is closing.
+	enter := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if closing {
+			return false
+		}
+		inflight.Add(1)
+		return true
+	}
+	// dispatch hands an event to the bot in its own goroutine, so that a
+	// slow handler never holds up the shard's heartbeats.
+	dispatch := func(shard int) func(string, json.RawMessage) {
+		return func(t string, raw json.RawMessage) {
+			switch t {
+			case "INTERACTION_CREATE":
+				var i discordgo.InteractionCreate
+				if err := json.Unmarshal(raw, &i); err != nil || i.Interaction == nil {
+					log.Warn("serve: an interaction that does not decode", "shard", shard, "err", err)
+					return
+				}
+				if !enter() {
+					return
+				}
+				go func() {
+					defer inflight.Done()
+					b.HandleInteraction(work, &i)
+				}()
+			case "GUILD_DELETE":
+				// When the bot leaves a server (is removed or the server
+				// is deleted), forget the server's data. Discord sends the
+				// same event, marked unavailable, during outages: those
+				// are not departures.
+				var g discordgo.GuildDelete
+				if err := json.Unmarshal(raw, &g); err != nil || g.Guild == nil || g.Unavailable || !enter() {
+					return
+				}
+				go func() {
+					defer inflight.Done()
+					if err := b.ForgetGuild(work, g.ID); err != nil {
+						log.Error("serve: forgetting a server the bot left", "guild", g.ID, "err", err)
+						return
+					}
+					log.Info("serve: forgot a server the bot left", "guild", g.ID)
+				}()
+			}
+		}
+	}
+
+	count, fixed := cfg.shardCount, cfg.shardsFixed
+	if !fixed {
+		count = max(info.Shards, 1)
+	}
+	status := &gatewayStatus{shards: map[int]*shardStatus{}, count: count, now: time.Now}
+	health.SetCheck(status.reason)
+	maxConcurrency := max(info.SessionStartLimit.MaxConcurrency, 1)
+	host, _ := os.Hostname()
+	owner := fmt.Sprintf("%s/%d", host, os.Getpid())
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(cfg.shardID)))
+	var rngMu sync.Mutex
+	// start runs one shard until ctx ends (nil) or Discord refuses it for
+	// good (an error wrapping gateway.ErrFatal).
+	start := func(ctx context.Context, id int) error {
+		rngMu.Lock()
+		seed := rng.Uint64()
+		rngMu.Unlock()
+		// The shard manager waits for the identify slot before it starts
+		// a shard; the shard waits for its later identifies itself.
+		waited := !fixed
+		sh, err := gateway.New(gateway.Config{
+			Token: cfg.token, URL: info.URL, Intents: int(discordgo.IntentsGuilds), // interactions need no privileged intent
+			ShardID: id, ShardCount: count, Logger: log.With("shard", id),
+			Dispatch: dispatch(id),
+			IdentifyWait: func(ctx context.Context) error {
+				if waited {
+					waited = false
+					return nil
+				}
+				return store.WaitIdentify(ctx, id%maxConcurrency, owner, 0)
+			},
+			Observe: func(kind string) { events.Inc(kind) },
+			Rand:    rand.New(rand.NewPCG(seed, uint64(id))),
+		})
+		if err != nil {
+			return err
+		}
+		status.mu.Lock()
+		status.shards[id] = &shardStatus{shard: sh}
+		status.mu.Unlock()
+		defer func() {
+			status.mu.Lock()
+			delete(status.shards, id)
+			status.mu.Unlock()
+		}()
+		log.Info("serve: gateway shard starting", "shard", id, "shards", count)
+		return sh.Run(ctx)
+	}
+
+	// The commands belong to the application, not to a shard: a process
+	// of a fixed fleet registers them only if it runs shard 0 (N shards
+	// starting together would only spend the rate limit on N identical
+	// overwrites); a process that claims its shards registers them once
+	// at start (an overwrite, the same every time).
+	if !fixed || cfg.shardID == 0 {
+		if err := b.Register(ctx, cfg.devGuild); err != nil && ctx.Err() == nil { // a signal meanwhile is a shutdown
+			return err
+		}
+	}
+	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild,
+		"shards", count, "fixed_shard", fixed, "max_concurrency", maxConcurrency)
+	var runErr error
+	if fixed {
+		runErr = start(ctx, cfg.shardID)
+	} else {
+		runErr = runShards(ctx, store, count, maxConcurrency, owner, start, log)
+	}
+	var fe *gateway.FatalError
+	if errors.As(runErr, &fe) {
+		// Not ready first, so an orchestrator routes away before the
+		// process exits.
+		status.mu.Lock()
+		status.fatal = fmt.Sprintf("gateway: Discord closed the connection with %d (%s)", fe.Code, fe.Meaning)
+		status.mu.Unlock()
+	}
+
+	log.Info("serve: shutting down")
+	health.Drain()
+	mu.Lock()
+	closing = true
+	mu.Unlock()
+	drained := make(chan struct{})
+	go func() {
+		inflight.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(serveDrainTimeout):
+		log.Warn("serve: cancelling interactions still in progress")
+		cancelWork()
+		<-drained
+	}
+	switch {
+	case fe != nil && fe.Code == 4004:
+		return &tokenRejectedError{how: "gateway close 4004"}
+	case fe != nil:
+		return &permanentError{err: fmt.Errorf("discord gateway: closed with %d %s", fe.Code, fe.Reason)}
+	case runErr != nil && ctx.Err() == nil:
+		return runErr
+	}
+	return nil
+}
+
+// runShards runs the shards this process claims among count, with leases
+// in Redis (package bot/shards): each process takes a fair share of the
+// shards, a process that joins gets its share from the others, and the
+// shards of a process that dies are taken over once their leases run out.
+// A shard that Discord refuses for good (gateway.ErrFatal) ends it.
+func runShards(ctx context.Context, store *persistence.Store, count, maxConcurrency int, owner string, start func(context.Context, int) error, log *slog.Logger) error {
+	m, err := shards.New(shards.Config{
+		Count: count, Owner: owner, Store: store, Start: start, MaxConcurrency: maxConcurrency,
+		Fatal:  func(err error) bool { return errors.Is(err, gateway.ErrFatal) },
+		Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	return m.Run(ctx)
+}
+
+// gatewayBot asks Discord for the gateway's URL, the recommended number of
+// shards and the identify concurrency (GET /gateway/bot), waiting (with
+// bo) while Discord cannot be reached. A 401 is a rejected token.
+func gatewayBot(ctx context.Context, ses *discordgo.Session, log *slog.Logger, bo backoff) (*discordgo.GatewayBotResponse, error) {
+	var info *discordgo.GatewayBotResponse
+	err := retry(ctx, log, "gateway", bo, func() error {
+		g, err := ses.GatewayBot(discordgo.WithContext(ctx))
+		var re *discordgo.RESTError
+		switch {
+		case err == nil:
+			if g.URL == "" {
+				return errors.New("discord: GET /gateway/bot gave no URL")
+			}
+			info = g
+			return nil
+		case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized:
+			return &tokenRejectedError{how: "401"}
+		}
+		return fmt.Errorf("discord: GET /gateway/bot: %w", err)
+	})
+	return info, err
+}

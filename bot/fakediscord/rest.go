@@ -223,7 +223,7 @@ func (s *Server) restGateway(*http.Request, []byte) (int, any, *apiError) {
 }
 
 func (s *Server) restGatewayBot(*http.Request, []byte) (int, any, *apiError) {
-	return http.StatusOK, map[string]any{"url": s.GatewayURL(), "shards": 1, "session_start_limit": map[string]any{
+	return http.StatusOK, map[string]any{"url": s.GatewayURL(), "shards": max(s.opts.Shards, 1), "session_start_limit": map[string]any{
 		"total": 1000, "remaining": 999, "reset_after": 86400000, "max_concurrency": 1}}, nil
 }
 

@@ -69,6 +69,8 @@ type Options struct {
 	// InteractionsURL, when set, makes the fake deliver interactions by
 	// signed HTTP POST to this URL instead of over the gateway.
 	InteractionsURL string
+	// Shards is the shard count GET /gateway/bot recommends; 0 means 1.
+	Shards int
 }
 
 // Server is a fake Discord listening on loopback. Create it with New.

@@ -211,11 +211,16 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	}
 	var fe *gateway.FatalError
 	if errors.As(runErr, &fe) {
-		// Not ready first, so an orchestrator routes away before the
-		// process exits.
+		// Not ready first, for fatalHold, so that a probe sees why
+		// before the process exits.
 		status.mu.Lock()
 		status.fatal = fmt.Sprintf("gateway: Discord closed the connection with %d (%s)", fe.Code, fe.Meaning)
 		status.mu.Unlock()
+		log.Error("serve: Discord refused the gateway connection for good; stopping", "code", fe.Code, "meaning", fe.Meaning, "reason", fe.Reason)
+		select {
+		case <-ctx.Done():
+		case <-time.After(fatalHold):
+		}
 	}
 
 	log.Info("serve: shutting down")
@@ -245,6 +250,10 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	}
 	return nil
 }
+
+// fatalHold is how long serve stays up, unready with the reason, after
+// Discord refused the gateway connection for good, before it exits.
+const fatalHold = 2 * time.Second
 
 // runShards runs the shards this process claims among count, with leases
 // in Redis (package bot/shards): each process takes a fair share of the

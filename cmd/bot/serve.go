@@ -292,12 +292,14 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		ses.Client = bot.RedirectClient(cfg.apiURL, 20*time.Second)
 		log.Info("serve: Discord API redirected", "url", cfg.apiURL.String())
 	}
+	// Every call to Discord is counted by route kind and outcome.
+	reg := bot.NewRegistry()
+	ses.Client = bot.CountDiscordCalls(ses.Client, reg)
 	if err := resolveApplication(ctx, &cfg, ses, log, d.backoff); err != nil {
 		return err
 	}
 	log.Info("serve: invite the bot to a server with this link", "url", inviteURL(cfg.appID))
 
-	reg := bot.NewRegistry()
 	metrics := bot.NewMetrics(reg)
 	rdb, closeRedis, err := persistence.Open(ctx, persistence.OpenOptions{URL: cfg.redisURL, Logger: log})
 	if err != nil {

@@ -288,6 +288,7 @@ func TestServeHTTP(t *testing.T) {
 		"# TYPE ttt_ai_move_seconds histogram",
 		"# TYPE ttt_redis_errors_total counter",
 		"\nttt_active_games 0\n", // counted at start; /ttt help starts no game
+		`ttt_discord_requests_total{route="commands",method="PUT",outcome="ok"} 1`, // the registration
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s:\n%s", want, metrics)

@@ -1,0 +1,66 @@
+package bot_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tttbot/ttt-bot/bot"
+)
+
+func TestCountDiscordCalls(t *testing.T) {
+	status := map[string]int{"/api/v10/channels/7/messages/9": 502, "/api/v10/channels/7/messages": 429}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s, ok := status[r.URL.Path]; ok {
+			w.WriteHeader(s)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	reg := bot.NewRegistry()
+	c := bot.CountDiscordCalls(&http.Client{}, reg)
+	for _, tt := range []struct{ method, path string }{
+		{"POST", "/api/v10/interactions/1/tok/callback"},
+		{"PATCH", "/api/v10/webhooks/2/tok/messages/@original"},
+		{"POST", "/api/v10/webhooks/2/tok"},
+		{"PATCH", "/api/v10/channels/7/messages/9"},
+		{"POST", "/api/v10/channels/7/messages"},
+		{"PUT", "/api/v10/applications/2/guilds/42/commands"},
+		{"GET", "/api/v10/gateway/bot"},
+	} {
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	// A connection that fails is an "error".
+	req, _ := http.NewRequest("PATCH", "http://127.0.0.1:1/api/v10/channels/7/messages/9", nil)
+	if _, err := c.Do(req); err == nil {
+		t.Fatal("a closed port answered")
+	}
+	var b strings.Builder
+	if _, err := reg.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`ttt_discord_requests_total{route="interaction_callback",method="POST",outcome="ok"} 1`,
+		`ttt_discord_requests_total{route="interaction_original",method="PATCH",outcome="ok"} 1`,
+		`ttt_discord_requests_total{route="followup",method="POST",outcome="ok"} 1`,
+		`ttt_discord_requests_total{route="channel_message",method="PATCH",outcome="5xx"} 1`,
+		`ttt_discord_requests_total{route="channel_message",method="POST",outcome="429"} 1`,
+		`ttt_discord_requests_total{route="commands",method="PUT",outcome="ok"} 1`,
+		`ttt_discord_requests_total{route="other",method="GET",outcome="ok"} 1`,
+		`ttt_discord_requests_total{route="channel_message",method="PATCH",outcome="error"} 1`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("metrics lack %s:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "tok") {
+		t.Error("a token became a label")
+	}
+}

@@ -27,5 +27,10 @@
 // public key as verify_key). For start-up failures a test can make the fake
 // unreachable (SetUnreachable: connections are dropped unanswered) or make
 // the gateway refuse IDENTIFY with a close code (FailIdentify, e.g. 4004
-// for a rejected token); a wrong token already gets 401 from REST.
+// for a rejected token); a wrong token already gets 401 from REST. Fail
+// injects the faults Discord's API shows now and then into the next N (or
+// a seeded share of the) REST calls of a method and path: a 5xx with an
+// HTML body, a connection reset before or after the request is applied, a
+// slow answer. A channel post with a nonce and enforce_nonce returns the
+// first message posted with that nonce in the channel within 5 minutes.
 package fakediscord

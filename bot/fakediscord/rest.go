@@ -123,7 +123,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-RateLimit-Reset-After", "1.000")
 	h.Set("X-RateLimit-Bucket", "fake")
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.restMux.ServeHTTP(rec, r2)
+	s.mu.Lock()
+	f := s.faultLocked(r.Method, u.Path)
+	s.mu.Unlock()
+	switch {
+	case f == nil:
+		s.restMux.ServeHTTP(rec, r2)
+	case f.Kind == FaultResetBefore || f.Kind == FaultResetAfter:
+		rec.status = 0
+		serveFault(f, w, r2, s.restMux)
+	default:
+		serveFault(f, rec, r2, s.restMux)
+	}
 
 	s.mu.Lock()
 	s.calls[idx].Status = rec.status
@@ -400,12 +411,24 @@ func (s *Server) restChannelCreate(r *http.Request, body []byte) (int, any, *api
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	key := r.PathValue("channel") + "/" + p.Nonce
+	if p.EnforceNonce && p.Nonce != "" {
+		if n, ok := s.nonces[key]; ok && s.now().Sub(n.at) < nonceLifetime {
+			return http.StatusOK, s.wireMessage(n.msg), nil
+		}
+	}
 	m := &message{ChannelID: r.PathValue("channel"), GuildID: s.channelGuild[r.PathValue("channel")]}
 	applyPayload(m, &p, allowedChannelEditFlags|FlagSuppressNotify)
 	if e := s.attachLocked(m, &p, files); e != nil {
 		return 0, nil, e
 	}
 	s.addMessageLocked(m)
+	if p.EnforceNonce && p.Nonce != "" {
+		if s.nonces == nil {
+			s.nonces = map[string]nonceEntry{}
+		}
+		s.nonces[key] = nonceEntry{msg: m, at: s.now()}
+	}
 	s.notifyLocked()
 	return http.StatusOK, s.wireMessage(m), nil
 }

@@ -107,6 +107,8 @@ type Server struct {
 	interactionsURL string
 	unreachable     bool
 	identifyClose   int // non-zero: IDENTIFY is answered by this close code
+	faults          []*Fault
+	nonces          map[string]nonceEntry // enforced nonces of channel posts, by channel and nonce
 }
 
 // New starts a fake Discord on a loopback port. If tb is not nil the server

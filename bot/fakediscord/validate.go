@@ -97,6 +97,11 @@ type messagePayload struct {
 	// Attachments lists the attachments an edit keeps (and describes new
 	// uploads); see keptAttachments.
 	Attachments *json.RawMessage `json:"attachments"`
+	// Nonce and EnforceNonce make a channel post idempotent: a second
+	// post with the same nonce in the channel within a few minutes
+	// returns the first message.
+	Nonce        string `json:"nonce"`
+	EnforceNonce bool   `json:"enforce_nonce"`
 	// files is the number of files uploaded with the payload (multipart).
 	files int
 	// Modal and autocomplete callback fields.

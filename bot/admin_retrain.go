@@ -284,7 +284,7 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 // the Discord in use can read it back (a gateway session can; in HTTP
 // mode the first edit tells it instead).
 func (b *Bot) retrainMessageID(ctx context.Context, run *retrainRun, log *slog.Logger) {
-	f, ok := b.dc.(originalFetcher)
+	f, ok := b.base.(originalFetcher)
 	if !ok {
 		return
 	}

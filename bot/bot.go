@@ -121,6 +121,10 @@ type Options struct {
 	// a sched.New(sched.Options{}) of the Bot's own; share one between
 	// the Bot and the retrain job so training yields to players.
 	Pool *sched.Pool
+	// RetryPause is the first pause before a failed write to Discord (an
+	// edit of a board, a post) is tried again; it doubles at each
+	// attempt. Default 500 ms.
+	RetryPause time.Duration
 }
 
 // ErrConfig reports a Bot built without a required dependency.
@@ -131,7 +135,11 @@ var ErrConfig = errors.New("bot: bad configuration")
 // boards or short localised replies. A Bot is safe for concurrent use;
 // HandleInteraction may run for many interactions at once.
 type Bot struct {
+	// dc is base wrapped so that the bot's own writes are retried (see
+	// retryingDiscord); base is the Discord the Bot was given, for the
+	// optional interfaces it may have.
 	dc             Discord
+	base           Discord
 	store          *persistence.Store
 	levels         *ai.Registry
 	levelNames     []string
@@ -198,6 +206,17 @@ func New(d Deps, o Options) (*Bot, error) {
 		b.pool = sched.New(sched.Options{})
 	}
 	o.Metrics.watchPool(b.pool)
+	b.base = d.Discord
+	if o.RetryPause <= 0 {
+		o.RetryPause = retryFirst
+	}
+	b.dc = &retryingDiscord{Discord: d.Discord, raw: restOf(d.Discord),
+		policy: retryPolicy{attempts: retryAttempts, first: o.RetryPause, budget: retryBudget,
+			jitter: b.jitter, sleep: sleepCtx, now: time.Now},
+		giveUp: func(route string, attempts int, err error) {
+			o.Metrics.discordGiveUp(route)
+			b.log.Warn("bot: gave up a write to Discord", "route", route, "attempts", attempts, "err", err)
+		}}
 	return b, nil
 }
 
@@ -401,6 +420,13 @@ func (b *Bot) seed() uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.rng.Uint64N(MaxSeed + 1)
+}
+
+// jitter returns a number in [0, 1) for the pauses between retries.
+func (b *Bot) jitter() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rng.Float64()
 }
 
 // coin returns a fair coin toss.

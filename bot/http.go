@@ -96,7 +96,7 @@ func NewEndpoint(b *Bot, pub ed25519.PublicKey, o EndpointOptions) (*Endpoint, e
 	if b == nil {
 		return nil, fmt.Errorf("%w: no Bot", ErrConfig)
 	}
-	dc, ok := b.dc.(*InlineDiscord)
+	dc, ok := b.base.(*InlineDiscord)
 	if !ok {
 		return nil, fmt.Errorf("%w: the Bot's Discord must be an *InlineDiscord to answer inline", ErrConfig)
 	}

@@ -84,7 +84,7 @@ func (b *Bot) track(ctx context.Context, c *call, s *persistence.Session, typ di
 	case typ == respMessage:
 		var m *discordgo.Message
 		var err error
-		if f, ok := b.dc.(originalFetcher); ok {
+		if f, ok := b.base.(originalFetcher); ok {
 			m, err = f.InteractionResponse(c.i, discordgo.WithContext(ctx))
 		} else {
 			m, err = b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{

@@ -43,6 +43,7 @@ type Metrics struct {
 	queueWait    *Histogram
 	shrunk       *Counter
 	shedTotal    *Counter
+	giveUps      *Counter
 	// pool is the AI queue the gauges read (watchPool); nil until a Bot
 	// is built.
 	pool atomic.Pointer[sched.Pool]
@@ -61,6 +62,7 @@ type Metrics struct {
 //	ttt_ai_queue_wait_seconds{class}              time AI work waited for a worker
 //	ttt_ai_budget_shrunk_total{level}             AI moves made on a shrunk budget
 //	ttt_ai_shed_total{kind}                       heavy work refused as busy
+//	ttt_discord_write_giveups_total{route}        writes to Discord given up after retries
 //	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
 //	ttt_ai_queue_length, ttt_ai_queue_reserved    AI work waiting, games admitted
 //	go_goroutines, go_memstats_heap_inuse_bytes,
@@ -134,6 +136,8 @@ func newMetrics(reg *Registry) *Metrics {
 			latencyBuckets(), "class"),
 		shrunk: reg.Counter("ttt_ai_budget_shrunk_total",
 			"AI moves made on a budget shrunk because the AI queue was long, by level.", "level"),
+		giveUps: reg.Counter("ttt_discord_write_giveups_total",
+			"Writes to Discord (board edits, posts) given up on after retrying a 5xx or a lost connection, by route (channel_message_edit, channel_message_post, interaction_original).", "route"),
 		shedTotal: reg.Counter("ttt_ai_shed_total",
 			"Heavy work refused with a busy answer because the AI queue was long, by kind (game, review, hint, puzzle, duel).", "kind"),
 	}
@@ -169,6 +173,14 @@ func (m *Metrics) shed(kind string) {
 		return
 	}
 	m.shedTotal.Inc(kind)
+}
+
+// discordGiveUp counts a write to Discord on route given up on.
+func (m *Metrics) discordGiveUp(route string) {
+	if m == nil {
+		return
+	}
+	m.giveUps.Inc(route)
 }
 
 // Registry returns the Registry the metrics live in.

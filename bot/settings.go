@@ -531,7 +531,7 @@ type guildLister interface {
 // (as far as the bot can see: a channel missing from the list Discord
 // gives the bot, or that is not a text channel, cannot host games).
 func (b *Bot) checkExists(ctx context.Context, c *call, name string, st Settings) error {
-	gl, ok := b.dc.(guildLister)
+	gl, ok := b.base.(guildLister)
 	if !ok {
 		return nil // a Discord that cannot list them: nothing to check against
 	}

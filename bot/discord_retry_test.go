@@ -1,0 +1,114 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// restErr is discordgo's error for an answer with status.
+func restErr(status int) error {
+	return &discordgo.RESTError{Response: &http.Response{StatusCode: status}, ResponseBody: []byte("<html>")}
+}
+
+func TestRetryPolicy(t *testing.T) {
+	reset := &url.Error{Op: "Patch", URL: "https://discord.com/api/v9/channels/1/messages/2", Err: io.EOF}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		errs     []error // the attempts' results in order; past the end: nil
+		budget   time.Duration
+		attempts int // wanted
+		pauses   []time.Duration
+		wantErr  bool
+	}{
+		{name: "ok at once", attempts: 1},
+		{name: "503 then ok", errs: []error{restErr(503)}, attempts: 2, pauses: []time.Duration{500 * time.Millisecond}},
+		{name: "500 and a reset then ok", errs: []error{restErr(500), reset}, attempts: 3,
+			pauses: []time.Duration{500 * time.Millisecond, time.Second}},
+		{name: "5xx every time: gives up after 4", errs: []error{restErr(502), restErr(503), restErr(504), restErr(500), nil},
+			attempts: 4, pauses: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}, wantErr: true},
+		{name: "budget ends it", errs: []error{reset, reset, reset, reset}, budget: 1200 * time.Millisecond,
+			attempts: 2, pauses: []time.Duration{500 * time.Millisecond}, wantErr: true},
+		{name: "404 never retried", errs: []error{restErr(404)}, attempts: 1, wantErr: true},
+		{name: "403 never retried", errs: []error{restErr(403)}, attempts: 1, wantErr: true},
+		{name: "429 left to discordgo", errs: []error{restErr(429)}, attempts: 1, wantErr: true},
+		{name: "not a transport error", errs: []error{errors.New("cannot specify both File and Files")}, attempts: 1, wantErr: true},
+		{name: "deadline of the request", errs: []error{&url.Error{Op: "Post", Err: context.DeadlineExceeded}}, attempts: 1, wantErr: true},
+		{name: "context canceled", ctx: canceled, errs: []error{restErr(503)}, attempts: 1, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			clock := time.Unix(0, 0)
+			var pauses []time.Duration
+			p := retryPolicy{attempts: retryAttempts, first: retryFirst, budget: retryBudget,
+				jitter: func() float64 { return 0.5 }, now: func() time.Time { return clock },
+				sleep: func(_ context.Context, d time.Duration) error {
+					pauses = append(pauses, d)
+					clock = clock.Add(d)
+					return nil
+				}}
+			if tt.budget > 0 {
+				p.budget = tt.budget
+			}
+			calls := 0
+			n, err := p.do(ctx, func() error {
+				calls++
+				if calls <= len(tt.errs) {
+					return tt.errs[calls-1]
+				}
+				return nil
+			})
+			if n != tt.attempts || calls != tt.attempts || (err != nil) != tt.wantErr {
+				t.Fatalf("do = %d attempts (%d calls), %v; want %d attempts, error %v", n, calls, err, tt.attempts, tt.wantErr)
+			}
+			if fmt.Sprint(pauses) != fmt.Sprint(tt.pauses) {
+				t.Fatalf("pauses %v, want %v", pauses, tt.pauses)
+			}
+		})
+	}
+}
+
+func TestRetryPolicyJitterAndCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var pauses []time.Duration
+	p := retryPolicy{attempts: retryAttempts, first: retryFirst, budget: retryBudget,
+		jitter: func() float64 { return 0.99 }, now: time.Now,
+		sleep: func(ctx context.Context, d time.Duration) error {
+			pauses = append(pauses, d)
+			cancel() // the caller gives up during the pause
+			return ctx.Err()
+		}}
+	calls := 0
+	n, err := p.do(ctx, func() error { calls++; return restErr(503) })
+	if n != 1 || calls != 1 || err == nil {
+		t.Fatalf("do = %d attempts (%d calls), %v; want 1 attempt and its error", n, calls, err)
+	}
+	if want := time.Duration(float64(retryFirst) * 1.49); len(pauses) != 1 || pauses[0] != want {
+		t.Fatalf("pauses %v, want [%v] (jitter 0.99 of half to one and a half times)", pauses, want)
+	}
+}
+
+func TestContextOf(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, 1)
+	if got := contextOf([]discordgo.RequestOption{discordgo.WithContext(ctx)}); got.Value(key{}) != 1 {
+		t.Fatal("contextOf lost the request's context")
+	}
+	if got := contextOf(nil); got == nil || got.Err() != nil {
+		t.Fatal("contextOf without options is not a live background context")
+	}
+}

@@ -103,7 +103,15 @@ func (b *Bot) runDuel(ctx context.Context, job duelJob) {
 	}
 }
 
-// playDuel plays the duel until it is over, ctx ends or a step fails.
+// duelReshows is how many steps a finished duel whose last edit failed
+// keeps trying to show its result.
+const duelReshows = 30
+
+// playDuel plays the duel until it is over, ctx ends or a move fails. A
+// failed edit of its board does not stop it: the duel's state is in
+// Redis, so the failure is logged (and counted by the retrying Discord)
+// and the next step shows the board as it then is; a finished duel whose
+// last edit failed tries again each step, up to duelReshows times.
 func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 	s, err := b.store.Game(ctx, job.game)
 	if err != nil {
@@ -111,14 +119,19 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 	}
 	t := time.NewTimer(b.lc.duelStep)
 	defer t.Stop()
+	var ratings []RatingChange
+	shown, reshows := true, 0
 	for {
 		seat, ok, err := aiToMove(s)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			if s.Status.Live() {
-				return fmt.Errorf("bot: duel %s has a human to move", s.ID)
+		if !ok && s.Status.Live() {
+			return fmt.Errorf("bot: duel %s has a human to move", s.ID)
+		}
+		if !ok && (shown || reshows >= duelReshows) {
+			if !shown {
+				b.log.Error("bot: the result of an AI duel is not shown", "game", string(s.ID))
 			}
 			return nil
 		}
@@ -128,18 +141,24 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 		case <-t.C:
 		}
 		t.Reset(b.lc.duelStep)
-		if s, err = b.duelMove(ctx, s, seat); err != nil {
-			return err
-		}
-		var ratings []RatingChange
-		if s.Status == persistence.StatusFinished {
-			if ratings, err = b.finishGame(ctx, s); err != nil {
-				b.log.Warn("bot: record an AI duel", "game", string(s.ID), "err", err)
+		if ok {
+			if s, err = b.duelMove(ctx, s, seat); err != nil {
+				return err
 			}
+			if s.Status == persistence.StatusFinished {
+				if ratings, err = b.finishGame(ctx, s); err != nil {
+					b.log.Warn("bot: record an AI duel", "game", string(s.ID), "err", err)
+				}
+			}
+		} else {
+			reshows++
 		}
 		if err := b.editBoard(ctx, job.loc, s, ratings); err != nil {
-			return err
+			b.log.Warn("bot: show an AI duel; the next step tries again", "game", string(s.ID), "err", err)
+			shown = false
+			continue
 		}
+		shown = true
 	}
 }
 

@@ -51,7 +51,6 @@ type retryingDiscord struct {
 // rawRequester sends a request with a body of the bot's own making;
 // *discordgo.Session has it.
 type rawRequester interface {
-	RequestWithBucketID(method, urlStr string, data interface{}, bucketID string, options ...discordgo.RequestOption) ([]byte, error)
 	RequestRaw(method, urlStr, contentType string, b []byte, bucketID string, sequence int, options ...discordgo.RequestOption) ([]byte, error)
 }
 
@@ -188,20 +187,20 @@ func (d *retryingDiscord) ChannelMessageSendComplex(channelID string, data *disc
 	}
 	post := noncePost{MessageSend: data, Nonce: nonce, EnforceNonce: true}
 	endpoint := discordgo.EndpointChannelMessages(channelID)
+	// The body is made once: the files' readers are read only once.
+	contentType, body := "application/json", []byte(nil)
+	if len(data.Files) > 0 {
+		contentType, body, err = discordgo.MultipartBodyWithJSON(post, data.Files)
+	} else {
+		body, err = json.Marshal(post)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bot: encode a post: %w", err)
+	}
 	var out discordgo.Message
 	err = d.retry("channel_message_post", options, func() error {
-		var raw []byte
-		var err error
-		if len(data.Files) > 0 {
-			contentType, body, err := discordgo.MultipartBodyWithJSON(post, data.Files)
-			if err != nil {
-				return err
-			}
-			raw, err = d.raw.RequestRaw(http.MethodPost, endpoint, contentType, body, endpoint, 0, options...)
-			if err != nil {
-				return err
-			}
-		} else if raw, err = d.raw.RequestWithBucketID(http.MethodPost, endpoint, post, endpoint, options...); err != nil {
+		raw, err := d.raw.RequestRaw(http.MethodPost, endpoint, contentType, body, endpoint, 0, options...)
+		if err != nil {
 			return err
 		}
 		if err := json.Unmarshal(raw, &out); err != nil {

@@ -7,10 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/fakediscord"
 )
 
 // restErr is discordgo's error for an answer with status.
@@ -111,4 +114,86 @@ func TestContextOf(t *testing.T) {
 	if got := contextOf(nil); got == nil || got.Err() != nil {
 		t.Fatal("contextOf without options is not a live background context")
 	}
+}
+
+// testRetrying is a retryingDiscord on ses with short real pauses.
+func testRetrying(ses *discordgo.Session, raw rawRequester, gaveUp *[]string) *retryingDiscord {
+	return &retryingDiscord{Discord: ses, raw: raw,
+		policy: retryPolicy{attempts: retryAttempts, first: time.Millisecond, budget: retryBudget,
+			jitter: func() float64 { return 0 }, sleep: sleepCtx, now: time.Now},
+		giveUp: func(route string, _ int, _ error) { *gaveUp = append(*gaveUp, route) }}
+}
+
+func TestRetryingPostOnce(t *testing.T) {
+	srv := fakediscord.New(t, fakediscord.Options{})
+	ses, err := srv.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		files []*discordgo.File
+	}{
+		{name: "json"},
+		{name: "multipart", files: []*discordgo.File{{Name: "b.png", ContentType: "image/png", Reader: strings.NewReader("png")}}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := fmt.Sprintf("30000000000000001%02d", i)
+			var gaveUp []string
+			d := testRetrying(ses, ses, &gaveUp)
+			// Not applied, then applied but reset, then the nonce's answer.
+			srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "POST", Path: "/channels/", Times: 1})
+			srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetAfter, Method: "POST", Path: "/channels/", Times: 1})
+			m, err := d.ChannelMessageSendComplex(ch, &discordgo.MessageSend{Content: "round 1", Files: tt.files},
+				discordgo.WithContext(context.Background()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := srv.Messages(ch)
+			if len(got) != 1 || got[0].ID != m.ID || got[0].Content != "round 1" || len(got[0].Attachments) != len(tt.files) {
+				t.Fatalf("posted %+v, channel has %d messages; want the one post", m, len(got))
+			}
+			if len(tt.files) > 0 {
+				if data := got[0].Attachments[0].Data; string(data) != "png" {
+					t.Fatalf("the retried post's file holds %q, want %q", data, "png")
+				}
+			}
+			if len(gaveUp) != 0 {
+				t.Fatalf("gave up %v", gaveUp)
+			}
+		})
+	}
+	t.Run("no nonce: not retried", func(t *testing.T) {
+		const ch = "3000000000000000199"
+		var gaveUp []string
+		d := testRetrying(ses, nil, &gaveUp)
+		srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetAfter, Method: "POST", Path: "/channels/", Times: 1})
+		if _, err := d.ChannelMessageSendComplex(ch, &discordgo.MessageSend{Content: "once"}); err == nil {
+			t.Fatal("a reset post reported success")
+		}
+		if got := srv.Messages(ch); len(got) != 1 {
+			t.Fatalf("channel has %d messages, want the one applied before the reset", len(got))
+		}
+	})
+	t.Run("edit gives up", func(t *testing.T) {
+		const ch = "3000000000000000198"
+		var gaveUp []string
+		d := testRetrying(ses, ses, &gaveUp)
+		m, err := d.ChannelMessageSendComplex(ch, &discordgo.MessageSend{Content: "v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetBefore, Method: "PATCH", Path: "/channels/", Times: retryAttempts})
+		text := "v2"
+		if _, err := d.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: m.ID, Channel: ch, Content: &text}); err == nil {
+			t.Fatal("an edit reset every time reported success")
+		}
+		if fmt.Sprint(gaveUp) != "[channel_message_edit]" {
+			t.Fatalf("gave up %v, want [channel_message_edit]", gaveUp)
+		}
+		if _, err := d.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: m.ID, Channel: ch, Content: &text}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

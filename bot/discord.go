@@ -8,7 +8,9 @@ import (
 // interactions (the first response, later edits of it and follow-ups) and
 // registering application commands. *discordgo.Session satisfies it; tests
 // point a real session at bot/fakediscord. Every call takes
-// discordgo.WithContext so that it honours the handler's deadline.
+// discordgo.WithContext so that it honours the handler's deadline. A Bot
+// wraps the Discord it is given so that its own writes (edits and posts)
+// are retried when Discord fails them for a moment (see retryingDiscord).
 type Discord interface {
 	// InteractionRespond sends the first response to an interaction.
 	InteractionRespond(interaction *discordgo.Interaction, resp *discordgo.InteractionResponse, options ...discordgo.RequestOption) error

@@ -287,7 +287,7 @@ func TestServeHTTP(t *testing.T) {
 		`ttt_http_first_response_seconds_count{response="inline"} 1`,
 		"# TYPE ttt_ai_move_seconds histogram",
 		"# TYPE ttt_redis_errors_total counter",
-		"\nttt_active_games 0\n", // counted at start; /ttt help starts no game
+		"\nttt_active_games 0\n",                                                   // counted at start; /ttt help starts no game
 		`ttt_discord_requests_total{route="commands",method="PUT",outcome="ok"} 1`, // the registration
 	} {
 		if !strings.Contains(metrics, want) {

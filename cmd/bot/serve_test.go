@@ -276,7 +276,10 @@ func TestServeHTTP(t *testing.T) {
 	// The interaction is counted when its handling ends, just after the
 	// inline answer.
 	_, metrics := get("/metrics")
-	for !(strings.Contains(metrics, "ttt_interactions_total{") && strings.Contains(metrics, "\nttt_active_games ")) && wctx.Err() == nil {
+	// The registration's PUT is counted once its answer is read, which
+	// may come after serve is listening.
+	for !(strings.Contains(metrics, "ttt_interactions_total{") && strings.Contains(metrics, "\nttt_active_games ") &&
+		strings.Contains(metrics, `ttt_discord_requests_total{route="commands"`)) && wctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
 		_, metrics = get("/metrics")
 	}

@@ -204,20 +204,15 @@ func validSamples(ps []game.Position, ts []*target, sets [][]replayed) []nn.Samp
 	var human []humanTarget
 	index := map[game.Key]int{}
 	for _, games := range sets {
-		for _, g := range games {
-			for i, p := range g.positions {
-				if !g.Human[sideOf(p)] {
-					continue
-				}
-				j, ok := index[p.Key()]
-				if !ok {
-					j = len(human)
-					index[p.Key()] = j
-					human = append(human, humanTarget{position: p})
-				}
-				human[j].moves[g.Moves[i]]++
-				human[j].weight++
+		for m := range humanMoves(games) {
+			j, ok := index[m.pos.Key()]
+			if !ok {
+				j = len(human)
+				index[m.pos.Key()] = j
+				human = append(human, humanTarget{position: m.pos})
 			}
+			human[j].moves[m.cell]++
+			human[j].weight++
 		}
 	}
 	return mergeHuman(samples, human)

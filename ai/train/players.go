@@ -1,6 +1,7 @@
 package train
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -99,41 +100,33 @@ func (s playerStats) z() float64 {
 func playerFactors(cfg Config, corpus []replayed, now func(Game) float64, best func(game.Position) (game.Bitboard, bool)) (map[string]float64, PlayerReport) {
 	stats := map[string]*playerStats{}
 	var rep PlayerReport
-	for _, g := range corpus {
-		w := now(g.Game)
-		for i, p := range g.positions {
-			side := sideOf(p)
-			if !g.Human[side] {
-				continue
-			}
-			name := g.Players[side]
-			if name == "" {
-				rep.Anonymous++
-				continue
-			}
-			s := stats[name]
-			if s == nil {
-				s = &playerStats{}
-				stats[name] = s
-			}
-			s.weight += w
-			s.moves++
-			if best == nil {
-				continue
-			}
-			b, ok := best(p)
-			legal := p.Moves()
-			keep := (b & legal).Count()
-			if !ok || keep == 0 || keep == legal.Count() {
-				continue
-			}
-			pr := float64(keep) / float64(legal.Count())
-			s.judged++
-			s.chance += pr
-			s.spread += pr * (1 - pr)
-			if b.Has(g.Moves[i]) {
-				s.kept++
-			}
+	for m := range humanMoves(corpus) {
+		if m.name == "" {
+			rep.Anonymous++
+			continue
+		}
+		s := stats[m.name]
+		if s == nil {
+			s = &playerStats{}
+			stats[m.name] = s
+		}
+		s.weight += now(m.game.Game)
+		s.moves++
+		if best == nil {
+			continue
+		}
+		b, ok := best(m.pos)
+		legal := m.pos.Moves()
+		keep := (b & legal).Count()
+		if !ok || keep == 0 || keep == legal.Count() {
+			continue
+		}
+		pr := float64(keep) / float64(legal.Count())
+		s.judged++
+		s.chance += pr
+		s.spread += pr * (1 - pr)
+		if b.Has(m.cell) {
+			s.kept++
 		}
 	}
 	rep.Players = len(stats)
@@ -234,6 +227,34 @@ func bound(weights map[string]float64, share float64) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// humanMove is a move a person played in a corpus game: the game, the
+// position before the move, the cell, and the player's name ("" when
+// unknown).
+type humanMove struct {
+	game *replayed
+	pos  game.Position
+	cell game.Cell
+	name string
+}
+
+// humanMoves yields the human moves of games, in order.
+func humanMoves(games []replayed) iter.Seq[humanMove] {
+	return func(yield func(humanMove) bool) {
+		for gi := range games {
+			g := &games[gi]
+			for i, p := range g.positions {
+				side := sideOf(p)
+				if !g.Human[side] {
+					continue
+				}
+				if !yield(humanMove{game: g, pos: p, cell: g.Moves[i], name: g.Players[side]}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // sideOf is 0 when X is to move in p, 1 when O is.

@@ -323,17 +323,15 @@ func humanSamples(cfg Config, corpus []replayed, best func(game.Position) (game.
 			out, _ = gatherHuman(corpus, weight, factors)
 		}
 		raw := map[string]float64{}
-		for _, g := range corpus {
-			gw := weight(g.Game)
-			for _, p := range g.positions {
-				if side := sideOf(p); g.Human[side] && g.Players[side] != "" {
-					w := gw
-					if rep.farWorse(g.Players[side]) {
-						w *= FarWorseFactor
-					}
-					raw[g.Players[side]] += w
-				}
+		for m := range humanMoves(corpus) {
+			if m.name == "" {
+				continue
 			}
+			w := weight(m.game.Game)
+			if rep.farWorse(m.name) {
+				w *= FarWorseFactor
+			}
+			raw[m.name] += w
 		}
 		rep.count(factors, raw)
 	}
@@ -347,30 +345,22 @@ func gatherHuman(corpus []replayed, weight func(Game) float64, factors map[strin
 	index := map[game.Key]int{}
 	var out []humanTarget
 	moves := 0
-	for _, g := range corpus {
-		gw := weight(g.Game)
-		for i, p := range g.positions {
-			side := sideOf(p)
-			if !g.Human[side] {
-				continue
-			}
-			name := g.Players[side]
-			w := gw
-			if f, ok := factors[name]; ok {
-				w *= f
-			}
-			moves++
-			j, ok := index[p.Key()]
-			if !ok {
-				j = len(out)
-				index[p.Key()] = j
-				out = append(out, humanTarget{position: p, by: map[string]float64{}})
-			}
-			out[j].moves[g.Moves[i]] += w
-			out[j].weight += w
-			if name != "" {
-				out[j].by[name] += w
-			}
+	for m := range humanMoves(corpus) {
+		w := weight(m.game.Game)
+		if f, ok := factors[m.name]; ok {
+			w *= f
+		}
+		moves++
+		j, ok := index[m.pos.Key()]
+		if !ok {
+			j = len(out)
+			index[m.pos.Key()] = j
+			out = append(out, humanTarget{position: m.pos, by: map[string]float64{}})
+		}
+		out[j].moves[m.cell] += w
+		out[j].weight += w
+		if m.name != "" {
+			out[j].by[m.name] += w
 		}
 	}
 	return out, moves

@@ -12,11 +12,12 @@ import (
 	"testing"
 )
 
-// TestPackageGraph enforces the import rules of shared/STYLE.md with go list:
+// TestPackageGraph enforces the import rules of the README's Layout with go list:
 // game imports only the standard library; ai imports game (and its own
 // subpackages); persistence imports game and third-party code; nothing
-// imports bot except cmd/bot, and nothing imports cmd/bot; bot/shards
-// reaches persistence but not bot or discordgo.
+// imports bot except cmd/bot, and nothing imports cmd/bot; bot/tournament,
+// bot/sched and bot/chart use the standard library only; bot/retrain and
+// bot/shards reach persistence but not bot or discordgo.
 func TestPackageGraph(t *testing.T) {
 	out, err := exec.Command("go", "list", "-m").Output()
 	if err != nil {
@@ -34,8 +35,14 @@ func TestPackageGraph(t *testing.T) {
 	}{
 		{tree: "game"},
 		{tree: "ai", may: []string{"game"}},
-		{tree: "persistence", may: []string{"game"}, thirdParty: true},
+		{tree: "persistence", may: []string{"game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
 		{tree: "weights"},
+		{tree: "bot/tournament"},
+		{tree: "bot/sched"},
+		{tree: "bot/chart"},
+		// The retrain job: training, the registry and the AI queue, never
+		// Discord.
+		{tree: "bot/retrain", may: []string{"ai", "game", "persistence", "bot/sched", "bot/chart"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot
 		// bot/shards knows Redis through persistence, never Discord.
 		{tree: "bot/shards", may: []string{"persistence", "game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
@@ -63,15 +70,15 @@ func TestPackageGraph(t *testing.T) {
 				rel, ours := strings.CutPrefix(path, mod+"/")
 				if !ours {
 					if withinAny(path, r.forbid) {
-						t.Errorf("%s depends on %s, which STYLE.md forbids it", r.tree, path)
+						t.Errorf("%s depends on %s, which the README's rules forbid it", r.tree, path)
 					}
 					if !r.thirdParty {
-						t.Errorf("%s depends on %s; STYLE.md allows it the standard library only", r.tree, path)
+						t.Errorf("%s depends on %s; the README's rules allow it the standard library only", r.tree, path)
 					}
 					continue
 				}
 				if !within(rel, r.tree) && !withinAny(rel, r.may) {
-					t.Errorf("%s depends on %s; STYLE.md allows it only %v", r.tree, rel, append([]string{r.tree}, r.may...))
+					t.Errorf("%s depends on %s; the README's rules allow it only %v", r.tree, rel, append([]string{r.tree}, r.may...))
 				}
 			}
 		})

@@ -243,26 +243,10 @@ func optimalShare(n *nn.Net, best map[game.Key]game.Bitboard) Ratio {
 func HumanAccuracy(n *nn.Net, games []Game) Ratio {
 	var r Ratio
 	var out nn.Output
-	for _, g := range replay(n.Rules(), games) {
-		for i, p := range g.positions {
-			side := 0
-			if p.ToMove() == game.O {
-				side = 1
-			}
-			if !g.Human[side] {
-				continue
-			}
-			n.Evaluate(p, &out)
-			top, arg := float32(-1), game.Cell(0)
-			for m := p.Moves(); m != 0; m &= m - 1 {
-				if c := m.First(); out.Human[c] > top {
-					top, arg = out.Human[c], c
-				}
-			}
-			r.Den++
-			if arg == g.Moves[i] {
-				r.Num++
-			}
+	for m := range humanMoves(replay(n.Rules(), games)) {
+		r.Den++
+		if humanTop1(n, m.pos, m.cell, &out) {
+			r.Num++
 		}
 	}
 	return r

@@ -59,6 +59,9 @@ type PlayerReport struct {
 	FarWorseMoves int `json:"far_worse_moves"`
 
 	worse map[string]bool // the far-worse players (never reported)
+	// weights are each player's recency-weighted moves after the quality
+	// test, before the bound: what Bounded and BoundedShare compare with.
+	weights map[string]float64
 }
 
 // farWorse reports whether the player was found far worse than chance.
@@ -132,7 +135,7 @@ func playerFactors(cfg Config, corpus []replayed, now func(Game) float64, best f
 	rep.Players = len(stats)
 	factors := make(map[string]float64, len(stats))
 	weights := make(map[string]float64, len(stats))
-	raw := weights
+	rep.weights = weights
 	for name, s := range stats {
 		factors[name] = 1
 		if s.judged >= FarWorseMinMoves && s.z() < FarWorseZ {
@@ -153,16 +156,16 @@ func playerFactors(cfg Config, corpus []replayed, now func(Game) float64, best f
 	for name, g := range bound(weights, rep.MaxShare) {
 		factors[name] *= g
 	}
-	rep.count(factors, raw)
+	rep.count(factors)
 	return factors, rep
 }
 
 // count sets Bounded and BoundedShare from the final factors and the
 // weights before the bound (after the quality test).
-func (rep *PlayerReport) count(factors, weights map[string]float64) {
+func (rep *PlayerReport) count(factors map[string]float64) {
 	rep.Bounded, rep.BoundedShare = 0, 0
 	var total, before float64
-	for name, w := range weights {
+	for name, w := range rep.weights {
 		total += w
 		q := 1.0
 		if rep.farWorse(name) {

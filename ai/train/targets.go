@@ -322,18 +322,7 @@ func humanSamples(cfg Config, corpus []replayed, best func(game.Position) (game.
 			}
 			out, _ = gatherHuman(corpus, weight, factors)
 		}
-		raw := map[string]float64{}
-		for m := range humanMoves(corpus) {
-			if m.name == "" {
-				continue
-			}
-			w := weight(m.game.Game)
-			if rep.farWorse(m.name) {
-				w *= FarWorseFactor
-			}
-			raw[m.name] += w
-		}
-		rep.count(factors, raw)
+		rep.count(factors)
 	}
 	return out, moves, rep
 }

@@ -151,14 +151,9 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	maxConcurrency := max(info.SessionStartLimit.MaxConcurrency, 1)
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d", host, os.Getpid())
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(cfg.shardID)))
-	var rngMu sync.Mutex
 	// start runs one shard until ctx ends (nil) or Discord refuses it for
 	// good (an error wrapping gateway.ErrFatal).
 	start := func(ctx context.Context, id int) error {
-		rngMu.Lock()
-		seed := rng.Uint64()
-		rngMu.Unlock()
 		// The shard manager waits for the identify slot before it starts
 		// a shard; the shard waits for its later identifies itself.
 		waited := !fixed
@@ -174,7 +169,7 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 				return store.WaitIdentify(ctx, id%maxConcurrency, owner, 0)
 			},
 			Observe: func(kind string) { events.Inc(kind) },
-			Rand:    rand.New(rand.NewPCG(seed, uint64(id))),
+			Rand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id))), // heartbeat jitter, op 9 waits
 		})
 		if err != nil {
 			return err

@@ -311,7 +311,10 @@ type stopper struct {
 	done     <-chan struct{}
 	deadline time.Time        // zero for none
 	now      func() time.Time // used only with a deadline
-	stopped  bool
+	// limit, when not 0, stops the search once the node count passed to
+	// poll reaches it: a budget for one round of an interleaved search.
+	limit   int64
+	stopped bool
 }
 
 func newStopper(ctx context.Context) stopper { return stopper{done: ctx.Done()} }
@@ -320,6 +323,10 @@ func newStopper(ctx context.Context) stopper { return stopper{done: ctx.Done()} 
 // clock when nodes is a multiple of 1024.
 func (s *stopper) poll(nodes int64) bool {
 	if s.stopped {
+		return true
+	}
+	if s.limit != 0 && nodes >= s.limit {
+		s.stopped = true
 		return true
 	}
 	if nodes&1023 == 0 {

@@ -96,6 +96,7 @@ func commands() []*command {
 		playCommand(),
 		moveCommand(),
 		solveCommand(),
+		verifyProofCommand(),
 		reviewCommand(),
 		puzzleCommand(),
 		arenaCommand(),

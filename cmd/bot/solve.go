@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/proof"
 	"github.com/tttbot/ttt-bot/game"
 )
 
@@ -16,14 +18,20 @@ import (
 func solveCommand() *command {
 	return &command{
 		name:     "solve",
-		synopsis: "[-rules R] [-position P] [-timeout D]",
+		synopsis: "[-rules R] [-position P] [-root] [-proof FILE] [-timeout D]",
 		summary:  "find a position's value with perfect play and the value of every move",
 		about: `Solve searches a position to the end and prints its value with perfect
 play from both sides ("X wins", "O wins" or "draw"), the moves that keep
 that value, every legal move with its value (and, for a win or loss, in how
 many plies the game ends, when the solver found out), the nodes searched
 and the time taken. Boards larger than 4x4 can take very long; -timeout
-or Ctrl-C stops the search.`,
+or Ctrl-C stops the search.
+
+With -root it finds the value of the position alone, not of every move,
+by the prover: for k of 5 and more, a search for the defender's pairing
+strategies (see "bot verify-proof"), else the solver. -proof FILE (which
+implies -root) also writes a certificate of the value to FILE, which
+"bot verify-proof FILE" checks independently of the search.`,
 		run: runSolve,
 	}
 }
@@ -34,6 +42,8 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 	fs := newFlagSet(cmd)
 	rules := fs.String("rules", "3x3k3", rulesHelp)
 	position := fs.String("position", "", "the `position` to solve: "+`the cells row by row as X, O or -, like "x--/-o-/---", or a shared game, like "3x3k3 b2 a1" (default the empty board)`)
+	root := fs.Bool("root", false, "find the value of the position only, not of every move")
+	proofFile := fs.String("proof", "", "write a certificate of the value to this `file` (implies -root)")
 	var timeout time.Duration
 	fs.Func("timeout", "give up after this long, a `duration` like \"30s\" or \"5m\" (default no limit)", func(s string) error {
 		v, err := time.ParseDuration(strings.TrimSpace(s))
@@ -55,6 +65,9 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	if *root || *proofFile != "" {
+		return runProve(ctx, e, p, *proofFile, timeout)
+	}
 	start := e.now()
 	a, err := ai.NewSolver().Solve(ctx, p)
 	elapsed := e.now().Sub(start)
@@ -65,6 +78,49 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 		return err
 	}
 	printAnalysis(e, p, a, elapsed)
+	return nil
+}
+
+// runProve finds the value of p alone with a certificate, and writes the
+// certificate to file unless file is "".
+func runProve(ctx context.Context, e *env, p game.Position, file string, timeout time.Duration) error {
+	start := e.now()
+	c, st, err := ai.NewSolver().Prove(ctx, p)
+	elapsed := e.now().Sub(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("gave up after %s (-timeout %s)", shortDuration(elapsed), timeout)
+	}
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	if p.Over() {
+		fmt.Fprintf(w, "position: %s (%s, game over)\nvalue: %s\n", p, p.Rules(), c.Value)
+	} else {
+		fmt.Fprintf(w, "position: %s (%s, %s to move)\nvalue: %s\n", p, p.Rules(), p.ToMove(), c.Value)
+	}
+	moves, pairings := 0, 0
+	for _, pr := range c.Proofs {
+		fmt.Fprintf(w, "proof %s: %d moves, %d pairings\n", pr.Name(), len(pr.Moves), len(pr.Pairs))
+		moves += len(pr.Moves)
+		pairings += len(pr.Pairs)
+	}
+	fmt.Fprintf(w, "nodes: %d\ntime: %s\n", st.Nodes, shortDuration(elapsed))
+	if file == "" {
+		return nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := proof.Write(f, c); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "certificate: %s (%d moves, %d pairings)\n", file, moves, pairings)
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,5 +102,47 @@ func TestSolveSharedGame(t *testing.T) {
 				t.Errorf("want %q in:\n%s%s", tt.contains, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestSolveProofAndVerify: solve -proof writes a certificate that
+// verify-proof accepts; a doctored one is refused (exit 1), a file that is
+// not a certificate is bad input (exit 2).
+func TestSolveProofAndVerify(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "5x5k5.proof")
+	r := runBot(t, "", "solve", "-rules", "5x5k5", "-proof", file)
+	if r.code != exitOK || !strings.Contains(r.stdout, "\nvalue: draw\n") || !strings.Contains(r.stdout, "certificate: "+file) {
+		t.Fatalf("solve -proof: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBot(t, "", "verify-proof", file)
+	if r.code != exitOK || !strings.Contains(r.stdout, "valid: 5x5k5 -----/-----/-----/-----/----- (X to move): draw") {
+		t.Fatalf("verify-proof: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop X's first move from the proof that O cannot win.
+	doctored := regexp.MustCompile(`(?m)^move 0 0 c3\n`).ReplaceAllString(string(text), "")
+	bad := filepath.Join(dir, "bad.proof")
+	if err := os.WriteFile(bad, []byte(doctored), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runBot(t, "", "verify-proof", bad)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "certificate refused") {
+		t.Errorf("doctored: exit %d, stderr %q; want exit 1 and a refusal", r.code, r.stderr)
+	}
+	junk := filepath.Join(dir, "junk.proof")
+	if err := os.WriteFile(junk, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runBot(t, "", "verify-proof", junk)
+	if r.code != exitInput || !strings.Contains(r.stderr, "line 1") {
+		t.Errorf("junk: exit %d, stderr %q; want exit 2 naming the line", r.code, r.stderr)
+	}
+	r = runBot(t, "", "solve", "-rules", "6x5k5", "-root")
+	if r.code != exitOK || !strings.Contains(r.stdout, "\nvalue: draw\n") || !strings.Contains(r.stdout, "proof hold O: ") {
+		t.Errorf("solve -root: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

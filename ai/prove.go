@@ -1,0 +1,589 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/tttbot/ttt-bot/ai/proof"
+	"github.com/tttbot/ttt-bot/game"
+)
+
+// ErrNoProof is returned by Prove for rules it cannot write certificates
+// for (the X-O-X variant).
+var ErrNoProof = errors.New("ai: no certificate for these rules")
+
+// ProveStats is what a Prove call counted.
+type ProveStats struct {
+	Nodes     int64 // nodes searched, by the hold search and the solver
+	HoldDepth []int // per hold proof: the defender choices the deepest iteration allowed
+}
+
+// Prove solves p and returns a certificate of its value that
+// proof.Verify accepts. It honours ctx.
+//
+// For k of 5 and more it first runs a hold search for the side not to
+// move: an AND/OR search in which the defender's choices are bounded by an
+// iteratively deepened count, every move of the attacker is answered, and
+// a position is proved as soon as the defender has a pairing strategy
+// against every line the attacker can still complete. If it proves that
+// the side to move cannot win it runs the same search the other way; two
+// holds make a draw. Where a hold fails (the attacker wins), and for k up
+// to 4, the value comes from the Solver, and the certificate is read off
+// its table: the winner's moves, every reply of the loser, or the
+// defender's moves and the pairings the solver's static proofs rest on.
+func (s *Solver) Prove(ctx context.Context, p game.Position) (*proof.Certificate, ProveStats, error) {
+	var st ProveStats
+	if err := s.begin(ctx, p); err != nil {
+		return nil, st, err
+	}
+	start := s.nodes
+	c, err := s.prove(ctx, p, &st)
+	st.Nodes += s.nodes - start
+	return c, st, err
+}
+
+// prove is Prove once the solver is ready.
+func (s *Solver) prove(ctx context.Context, p game.Position, st *ProveStats) (*proof.Certificate, error) {
+	if s.geom.xox {
+		return nil, fmt.Errorf("%w: %s", ErrNoProof, p.Rules())
+	}
+	c := &proof.Certificate{Position: p}
+	if p.Over() {
+		c.Value = p.Outcome().Result
+		return c, nil
+	}
+	mover := p.ToMove()
+	x, o := p.X(), p.O()
+	xtm := mover == game.X
+	stopped := func() error { return fmt.Errorf("ai: proving %s: %w", p, context.Cause(ctx)) }
+	known := false // whether v holds the value for the side to move
+	var v int8
+	if p.Rules().K() >= 5 {
+		h := newHoldSearch(s.geom, xtm, &s.stop)
+		held, sv, ok := s.holdOrSolve(h, x, o, xtm)
+		st.Nodes += h.nodes
+		if ctx.Err() != nil {
+			return nil, stopped()
+		}
+		known, v = ok, sv
+		if held {
+			st.HoldDepth = append(st.HoldDepth, h.depth)
+			pr := proof.NewProof(proof.Hold, mover.Other())
+			if err := extractHold(s.geom, pr, x, o, h.oracle()); err != nil {
+				return nil, err
+			}
+			h2 := newHoldSearch(s.geom, !xtm, &s.stop)
+			held2, sv2, ok2 := s.holdOrSolve(h2, x, o, xtm)
+			st.Nodes += h2.nodes
+			if ctx.Err() != nil {
+				return nil, stopped()
+			}
+			known, v = ok2, sv2
+			if held2 {
+				st.HoldDepth = append(st.HoldDepth, h2.depth)
+				pr2 := proof.NewProof(proof.Hold, mover)
+				if err := extractHold(s.geom, pr2, x, o, h2.oracle()); err != nil {
+					return nil, err
+				}
+				c.Value = game.Draw
+				c.Proofs = sortProofs(pr, pr2)
+				return c, nil
+			}
+		}
+	}
+	if !known {
+		v = s.value(x, o, xtm)
+	}
+	if s.stop.stopped {
+		return nil, stopped()
+	}
+	c.Value = resultOf(v, mover == game.X)
+	var err error
+	switch c.Value {
+	case game.XWins, game.OWins:
+		winner := game.X
+		if c.Value == game.OWins {
+			winner = game.O
+		}
+		pr := proof.NewProof(proof.Win, winner)
+		err = s.extractWin(pr, x, o)
+		c.Proofs = []*proof.Proof{pr}
+	default:
+		prO := proof.NewProof(proof.Hold, game.O)
+		if err = extractHold(s.geom, prO, x, o, s.holdOracle(false)); err == nil {
+			prX := proof.NewProof(proof.Hold, game.X)
+			err = extractHold(s.geom, prX, x, o, s.holdOracle(true))
+			c.Proofs = []*proof.Proof{prO, prX}
+		}
+	}
+	if s.stop.stopped {
+		return nil, stopped()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// holdOrSolve runs the hold search h from the position and the solver in
+// turns, with node budgets doubling from 16384, until the hold is proved
+// (held), the hold search shows that the attacker wins, or the solver
+// finds the value of the position for the side to move (X if xtm), which
+// it then returns with ok. A hold search alone would take for ever to see
+// that the attacker wins where the solver sees it at once. The context
+// stops it too; the caller checks.
+func (s *Solver) holdOrSolve(h *holdSearch, x, o game.Bitboard, xtm bool) (held bool, v int8, ok bool) {
+	defer func() { s.stop.limit = 0 }()
+	for budget := int64(1 << 14); ; budget *= 2 {
+		s.stop.limit = h.nodes + budget
+		proved, conclusive := h.prove(x, o)
+		if proved {
+			return true, 0, false
+		}
+		if isDone(s.stop.done) {
+			return false, 0, false
+		}
+		s.stop.stopped = false
+		if conclusive {
+			// The attacker wins: the value is the attacker's win.
+			if h.atkX == xtm {
+				return false, 1, true
+			}
+			return false, -1, true
+		}
+		s.stop.limit = s.nodes + budget
+		sv := s.value(x, o, xtm)
+		if !s.stop.stopped {
+			return false, sv, true
+		}
+		if isDone(s.stop.done) {
+			return false, 0, false
+		}
+		s.stop.stopped = false
+	}
+}
+
+// isDone reports whether the channel is closed; nil never is.
+func isDone(done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// sortProofs puts "hold O" before "hold X".
+func sortProofs(a, b *proof.Proof) []*proof.Proof {
+	if a.Side == game.X {
+		a, b = b, a
+	}
+	return []*proof.Proof{a, b}
+}
+
+// holdOracle returns the defender's move at a canonical position where the
+// defender (X if defX) is to move, from the solver: a move after which the
+// attacker cannot win.
+func (s *Solver) holdOracle(defX bool) func(x, o game.Bitboard) (game.Cell, bool) {
+	return func(x, o game.Bitboard) (game.Cell, bool) {
+		g := s.geom
+		t := g.scan(x, o, defX)
+		var buf [64]game.Cell
+		for _, c := range g.order(x, o, t.answers, defX, nil, buf[:0]) {
+			nx, no := play(x, o, defX, c)
+			if g.result(x, o, defX, c) != game.Ongoing {
+				return c, true // a win, or the last cell
+			}
+			if s.search(nx, no, !defX, 0, 1) < 1 && !s.stop.stopped {
+				return c, true
+			}
+		}
+		return 0, false
+	}
+}
+
+// extractWin writes into pr the winner's moves from the canonical form of
+// the position X on x, O on o, which the solver's table must show won for
+// pr.Side, and every reply of the loser after them.
+func (s *Solver) extractWin(pr *proof.Proof, x, o game.Bitboard) error {
+	seen := map[game.Key]bool{}
+	winX := pr.Side == game.X
+	g := s.geom
+	var walk func(x, o game.Bitboard) error
+	walk = func(x, o game.Bitboard) error {
+		if s.stop.stopped {
+			return nil
+		}
+		k, _ := g.canonical(x, o)
+		x, o = k.X, k.O
+		if seen[k] {
+			return nil
+		}
+		seen[k] = true
+		empty := g.board &^ (x | o)
+		xtm := bits.OnesCount64(uint64(x)) == bits.OnesCount64(uint64(o))
+		if xtm == winX {
+			t := g.scan(x, o, xtm)
+			if t.win != 0 {
+				return nil
+			}
+			var buf [64]game.Cell
+			moves := g.order(x, o, t.answers, xtm, nil, buf[:0])
+			if e := s.table.probe(k); e != nil && e.move != 0 {
+				moveToFront(moves, game.Cell(e.move-1))
+			}
+			for _, c := range moves {
+				nx, no := play(x, o, xtm, c)
+				if g.result(x, o, xtm, c) == game.Draw {
+					continue
+				}
+				if s.value(nx, no, !xtm) == -1 {
+					pr.Moves[k] = c
+					return walk(nx, no)
+				}
+				if s.stop.stopped {
+					return nil
+				}
+			}
+			return fmt.Errorf("ai: proving: no winning move for %s at %x %x", pr.Side, uint64(x), uint64(o))
+		}
+		for f := empty; f != 0; f &= f - 1 {
+			c := f.First()
+			if r := g.result(x, o, xtm, c); r != game.Ongoing {
+				return fmt.Errorf("ai: proving: the loser's move %s at %x %x ends the game (%s)", c, uint64(x), uint64(o), r)
+			}
+			nx, no := play(x, o, xtm, c)
+			if err := walk(nx, no); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(x, o)
+}
+
+// extractHold writes into pr (a hold proof: pr.Side defends) the
+// defender's moves, chosen by oracle at canonical positions, and the
+// pairings that end each line of play, from the position X on x, O on o.
+// It follows the checker's rules: the attacker's every move is followed,
+// a position where the attacker has no live line needs nothing, and a
+// pairing is written wherever one exists with the attacker to move.
+func extractHold(g *searchGeom, pr *proof.Proof, x, o game.Bitboard, oracle func(x, o game.Bitboard) (game.Cell, bool)) error {
+	seen := map[game.Key]bool{}
+	defX := pr.Side == game.X
+	var walk func(x, o game.Bitboard) error
+	walk = func(x, o game.Bitboard) error {
+		k, _ := g.canonical(x, o)
+		x, o = k.X, k.O
+		if seen[k] {
+			return nil
+		}
+		seen[k] = true
+		empty := g.board &^ (x | o)
+		if empty == 0 {
+			return nil
+		}
+		xtm := bits.OnesCount64(uint64(x)) == bits.OnesCount64(uint64(o))
+		t := g.scan(x, o, xtm)
+		if xtm != defX { // the attacker moves
+			if !t.meLive {
+				return nil
+			}
+			if t.win != 0 {
+				return fmt.Errorf("ai: proving: the attacker wins at %x %x", uint64(x), uint64(o))
+			}
+			n := bits.OnesCount64(uint64(empty))
+			if pairs, ok := g.pairs(x, o, empty, !defX, (n+1)/2); ok {
+				pr.Pairs[k] = pairs
+				return nil
+			}
+			for f := empty; f != 0; f &= f - 1 {
+				nx, no := play(x, o, xtm, f.First())
+				if err := walk(nx, no); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if !t.oppLive || t.win != 0 {
+			return nil
+		}
+		c, ok := oracle(x, o)
+		if !ok {
+			return fmt.Errorf("ai: proving: no defence for %s at %x %x", pr.Side, uint64(x), uint64(o))
+		}
+		pr.Moves[k] = c
+		if g.result(x, o, xtm, c) != game.Ongoing {
+			return nil
+		}
+		nx, no := play(x, o, xtm, c)
+		return walk(nx, no)
+	}
+	return walk(x, o)
+}
+
+// pairs is paired returning the pairing it found, as cells two by two.
+func (g *searchGeom) pairs(x, o, empty game.Bitboard, xSide bool, left int) ([]game.Cell, bool) {
+	own, op := x, o
+	if !xSide {
+		own, op = o, x
+	}
+	var pr pairing
+	n := 0
+	for _, l := range g.lines {
+		if l&op != 0 || bits.OnesCount64(uint64(l&^own)) > left {
+			continue
+		}
+		f := l & empty
+		if f&(f-1) == 0 || n == len(pr.free) {
+			return nil, false
+		}
+		pr.free[n] = f
+		n++
+	}
+	if 2*n > bits.OnesCount64(uint64(empty)) {
+		return nil, false
+	}
+	for slot := range 2 * n {
+		var seen game.Bitboard
+		if !pr.augment(slot, &seen) {
+			return nil, false
+		}
+	}
+	out := make([]game.Cell, 2*n)
+	for c := range pr.owner {
+		if s := pr.owner[c]; s != 0 {
+			out[s-1] = game.Cell(c)
+		}
+	}
+	return out, true
+}
+
+// holdSearch proves that the attacker cannot win: an AND/OR search over
+// every attacker move and the defender's replies, the defender's free
+// choices (not forced blocks) bounded by a depth that prove deepens one at
+// a time, with pairing strategies as leaves. Its table maps canonical
+// positions to what is known of them; proved entries are kept for ever,
+// so the certificate can be read off it.
+type holdSearch struct {
+	g     *searchGeom
+	atkX  bool // the attacker is X
+	table map[game.Key]holdEntry
+	nodes int64
+	depth int // the depth of the last iteration prove ran
+	stop  *stopper
+}
+
+// holdEntry is what the hold search knows of a canonical position.
+type holdEntry struct {
+	proved bool
+	fail   int8 // the largest depth at which the hold failed; -1 for none
+	move   int8 // the defender's proving move (canonical frame), -1 for none
+}
+
+func newHoldSearch(g *searchGeom, atkX bool, stop *stopper) *holdSearch {
+	return &holdSearch{g: g, atkX: atkX, table: map[game.Key]holdEntry{}, stop: stop}
+}
+
+// prove runs the search from the position X on x, O on o, deepening until
+// it proves the hold (true) or shows that the attacker wins (conclusive),
+// or is stopped; it keeps in h.depth the depth it reached.
+func (h *holdSearch) prove(x, o game.Bitboard) (proved, conclusive bool) {
+	n := bits.OnesCount64(uint64(h.g.board &^ (x | o)))
+	xtm := bits.OnesCount64(uint64(x)) == bits.OnesCount64(uint64(o))
+	for d := 0; d <= n/2+1; d++ {
+		h.depth = d
+		var ok bool
+		if xtm == h.atkX {
+			ok = h.attacker(x, o, int8(d))
+		} else {
+			ok = h.defender(x, o, int8(d))
+		}
+		if h.stop.stopped {
+			return false, false
+		}
+		if ok {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// oracle returns the defender's proven moves for extractHold.
+func (h *holdSearch) oracle() func(x, o game.Bitboard) (game.Cell, bool) {
+	return func(x, o game.Bitboard) (game.Cell, bool) {
+		k := game.Key{X: x, O: o}
+		if e, ok := h.table[k]; ok && e.proved && e.move >= 0 {
+			return game.Cell(e.move), true
+		}
+		// Not in the table (proved statically on the way, or a forced
+		// move): prove it again from here.
+		if ok, _ := h.prove(x, o); !ok {
+			return 0, false
+		}
+		e, ok := h.table[k]
+		return game.Cell(e.move), ok && e.proved && e.move >= 0
+	}
+}
+
+func (h *holdSearch) store(k game.Key, proved bool, d int8, move int8) {
+	e, ok := h.table[k]
+	if !ok {
+		e = holdEntry{fail: -1, move: -1}
+	}
+	if proved {
+		e.proved, e.move = true, move
+	} else {
+		e.fail = max(e.fail, d)
+	}
+	h.table[k] = e
+}
+
+// attacker reports whether the hold is proved with the attacker to move
+// and d defender choices left.
+func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
+	h.nodes++
+	if h.stop.poll(h.nodes) {
+		return false
+	}
+	g := h.g
+	k, _ := g.canonical(x, o)
+	x, o = k.X, k.O
+	empty := g.board &^ (x | o)
+	if empty == 0 {
+		return true
+	}
+	t := g.scan(x, o, h.atkX)
+	switch {
+	case t.win != 0:
+		return false
+	case !t.meLive, t.doomed:
+		return true
+	}
+	e, ok := h.table[k]
+	if ok && (e.proved || e.fail >= d) {
+		return e.proved
+	}
+	n := bits.OnesCount64(uint64(empty))
+	if g.paired(x, o, empty, h.atkX, (n+1)/2) {
+		h.store(k, true, d, -1)
+		return true
+	}
+	if d <= 0 {
+		h.store(k, false, d, -1)
+		return false
+	}
+	var buf [64]game.Cell
+	for _, c := range g.order(x, o, t.answers, h.atkX, nil, buf[:0]) {
+		nx, no := play(x, o, h.atkX, c)
+		if !h.defender(nx, no, d) {
+			if !h.stop.stopped {
+				h.store(k, false, d, -1)
+			}
+			return false
+		}
+	}
+	if h.stop.stopped {
+		return false
+	}
+	h.store(k, true, d, -1)
+	return true
+}
+
+// defender reports whether the hold is proved with the defender to move
+// and d defender choices left (a forced block does not use one).
+func (h *holdSearch) defender(x, o game.Bitboard, d int8) bool {
+	h.nodes++
+	if h.stop.poll(h.nodes) {
+		return false
+	}
+	g := h.g
+	k, _ := g.canonical(x, o)
+	x, o = k.X, k.O
+	empty := g.board &^ (x | o)
+	if empty == 0 {
+		return true
+	}
+	defX := !h.atkX
+	t := g.scan(x, o, defX)
+	switch {
+	case t.win != 0, !t.oppLive:
+		return true
+	case t.doomed:
+		return false
+	}
+	e, ok := h.table[k]
+	if ok && (e.proved || e.fail >= d) {
+		return e.proved
+	}
+	cand := t.answers
+	if cand&(cand-1) == 0 {
+		c := cand.First()
+		nx, no := play(x, o, defX, c)
+		if (nx|no)&g.board == g.board || h.attacker(nx, no, d) {
+			h.store(k, true, d, int8(c))
+			return true
+		}
+		if !h.stop.stopped {
+			h.store(k, false, d, -1)
+		}
+		return false
+	}
+	if d <= 0 {
+		h.store(k, false, d, -1)
+		return false
+	}
+	var buf [64]game.Cell
+	for _, c := range h.blocks(x, o, cand, buf[:0]) {
+		nx, no := play(x, o, defX, c)
+		if h.attacker(nx, no, d-1) {
+			h.store(k, true, d, int8(c))
+			return true
+		}
+		if h.stop.stopped {
+			return false
+		}
+	}
+	h.store(k, false, d, -1)
+	return false
+}
+
+// blockWeight weights an attacker's line by the marks it holds.
+var blockWeight = [9]int32{1, 6, 36, 216, 1296, 7776, 46656, 279936, 1679616}
+
+// blocks orders the defender's candidate moves, best blocks first: cells
+// on many of the attacker's open lines, the fuller lines weighing more.
+func (h *holdSearch) blocks(x, o, cand game.Bitboard, buf []game.Cell) []game.Cell {
+	atk, def := x, o
+	if !h.atkX {
+		atk, def = o, x
+	}
+	var score [64]int32
+	for _, l := range h.g.lines {
+		if l&def != 0 {
+			continue
+		}
+		w := blockWeight[bits.OnesCount64(uint64(l&atk))]
+		for f := l & cand; f != 0; f &= f - 1 {
+			score[f.First()] += w
+		}
+	}
+	buf = buf[:0]
+	for c := cand; c != 0; c &= c - 1 {
+		buf = append(buf, c.First())
+	}
+	for i := 1; i < len(buf); i++ {
+		c := buf[i]
+		j := i
+		for ; j > 0 && (score[c] > score[buf[j-1]] || score[c] == score[buf[j-1]] && c < buf[j-1]); j-- {
+			buf[j] = buf[j-1]
+		}
+		buf[j] = c
+	}
+	return buf
+}

@@ -1,0 +1,123 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/tttbot/ttt-bot/ai/proof"
+	"github.com/tttbot/ttt-bot/game"
+)
+
+// proveAndVerify proves p and checks the certificate with proof.Verify.
+func proveAndVerify(t testing.TB, p game.Position) *proof.Certificate {
+	t.Helper()
+	c, _, err := NewSolver().Prove(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proof.Verify(context.Background(), c); err != nil {
+		t.Fatalf("%s %s: %s certificate refused: %v", p.Rules(), p, c.Value, err)
+	}
+	return c
+}
+
+// TestProveAgreesWithSolver: on every board up to 6x6, the prover's value
+// is the solver's, and its certificate is accepted. The solver cannot
+// finish 6x6k5 (a draw, proved by the prover) in reasonable time, so that
+// board is checked against the published value instead.
+func TestProveAgreesWithSolver(t *testing.T) {
+	known := map[string]game.Result{"6x6k5": game.Draw}
+	for rows := 3; rows <= 6; rows++ {
+		for cols := 3; cols <= 6; cols++ {
+			for k := 3; k <= max(rows, cols); k++ {
+				r, err := game.NewRules(rows, cols, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Run(r.String(), func(t *testing.T) {
+					p := game.NewPosition(r)
+					want, ok := known[r.String()]
+					if !ok {
+						if want, err = NewSolver().Value(context.Background(), p); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if c := proveAndVerify(t, p); c.Value != want {
+						t.Errorf("prover: %s, solver: %s", c.Value, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestProvePositions proves positions along seeded random games on boards
+// the solver handles, and compares with the solver.
+func TestProvePositions(t *testing.T) {
+	for _, rs := range []string{"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "6x5k5", "5x6k5"} {
+		r := searchRules(t, rs)
+		for seed := range 2 {
+			p := game.NewPosition(r)
+			for ply := 0; !p.Over(); ply++ {
+				c := proveAndVerify(t, p)
+				v, err := NewSolver().Value(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Value != v {
+					t.Fatalf("%s %s: prover %s, solver %s", rs, p, c.Value, v)
+				}
+				if ply >= 6 {
+					break
+				}
+				free := p.Moves().Cells()
+				p = p.Apply(free[(seed*7+ply*13)%len(free)])
+			}
+		}
+	}
+}
+
+func TestProveHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, err := NewSolver().Prove(ctx, game.NewPosition(searchRules(t, "8x8k5")))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the deadline", err)
+	}
+	if _, _, err := NewSolver().Prove(context.Background(), game.NewPosition(searchRules(t, "4x3xox"))); !errors.Is(err, ErrNoProof) {
+		t.Errorf("X-O-X: err = %v, want ErrNoProof", err)
+	}
+}
+
+// BenchmarkProve is the time to prove the value of the empty board and
+// write its certificate in memory (the check is not timed), with a fresh
+// solver each time.
+func BenchmarkProve(b *testing.B) {
+	for _, rs := range []string{"6x5k5", "5x6k5", "7x5k5", "6x6k5", "6x6k4", "7x7k5", "8x8k4"} {
+		b.Run(rs, func(b *testing.B) {
+			p := game.NewPosition(searchRules(b, rs))
+			var st ProveStats
+			var c *proof.Certificate
+			for b.Loop() {
+				var err error
+				if c, st, err = NewSolver().Prove(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			if _, err := proof.Verify(context.Background(), c); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(st.Nodes), "nodes")
+			entries := 0
+			for _, pr := range c.Proofs {
+				entries += len(pr.Moves) + len(pr.Pairs)
+			}
+			b.ReportMetric(float64(entries), "entries")
+			_ = fmt.Sprint(c.Value)
+		})
+	}
+}

@@ -34,18 +34,49 @@ type ProveStats struct {
 // its table: the winner's moves, every reply of the loser, or the
 // defender's moves and the pairings the solver's static proofs rest on.
 func (s *Solver) Prove(ctx context.Context, p game.Position) (*proof.Certificate, ProveStats, error) {
+	return s.ProveWith(ctx, p, ProveOptions{})
+}
+
+// ProveOptions are the optional settings of ProveWith, for long proofs.
+type ProveOptions struct {
+	// Progress, if set, is called every 65536 nodes of a hold search.
+	Progress func(ProveProgress)
+	// Tables, if set, holds the positions the hold searches proved: filled
+	// in by the call, and read at its start, so that a run stopped by its
+	// context can be saved (HoldTables.WriteTo) and resumed
+	// (ReadHoldTables) without proving those positions again.
+	Tables *HoldTables
+}
+
+// ProveProgress is a snapshot of a running hold search.
+type ProveProgress struct {
+	Proof     string // the proof being searched, like "hold O" (X cannot win)
+	Depth     int    // the defender choices the current iteration allows
+	Nodes     int64  // nodes of this hold search so far, resumed runs' not counted
+	RootDone  int    // the attacker's moves at the root proved in this iteration
+	RootTotal int    // of so many
+	Proved    int    // canonical positions proved so far
+}
+
+// ProveWith is Prove with options.
+func (s *Solver) ProveWith(ctx context.Context, p game.Position, o ProveOptions) (*proof.Certificate, ProveStats, error) {
 	var st ProveStats
 	if err := s.begin(ctx, p); err != nil {
 		return nil, st, err
 	}
+	if o.Tables != nil {
+		if err := o.Tables.adopt(p); err != nil {
+			return nil, st, err
+		}
+	}
 	start := s.nodes
-	c, err := s.prove(ctx, p, &st)
+	c, err := s.prove(ctx, p, o, &st)
 	st.Nodes += s.nodes - start
 	return c, st, err
 }
 
 // prove is Prove once the solver is ready.
-func (s *Solver) prove(ctx context.Context, p game.Position, st *ProveStats) (*proof.Certificate, error) {
+func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, st *ProveStats) (*proof.Certificate, error) {
 	if s.geom.xox {
 		return nil, fmt.Errorf("%w: %s", ErrNoProof, p.Rules())
 	}
@@ -60,8 +91,26 @@ func (s *Solver) prove(ctx context.Context, p game.Position, st *ProveStats) (*p
 	stopped := func() error { return fmt.Errorf("ai: proving %s: %w", p, context.Cause(ctx)) }
 	known := false // whether v holds the value for the side to move
 	var v int8
+	newHold := func(atkX bool) *holdSearch {
+		var proved map[game.Key]int8
+		if opt.Tables != nil {
+			proved = opt.Tables.table(atkX)
+		}
+		h := newHoldSearch(s.geom, atkX, &s.stop, proved)
+		if opt.Progress != nil {
+			name := "hold O"
+			if !atkX {
+				name = "hold X"
+			}
+			h.tick = func() {
+				opt.Progress(ProveProgress{Proof: name, Depth: h.depth, Nodes: h.nodes,
+					RootDone: h.rootDone, RootTotal: h.rootTotal, Proved: len(h.proved)})
+			}
+		}
+		return h
+	}
 	if p.Rules().K() >= 5 {
-		h := newHoldSearch(s.geom, xtm, &s.stop)
+		h := newHold(xtm)
 		held, sv, ok := s.holdOrSolve(h, x, o, xtm)
 		st.Nodes += h.nodes
 		if ctx.Err() != nil {
@@ -74,7 +123,7 @@ func (s *Solver) prove(ctx context.Context, p game.Position, st *ProveStats) (*p
 			if err := extractHold(s.geom, pr, x, o, h.oracle()); err != nil {
 				return nil, err
 			}
-			h2 := newHoldSearch(s.geom, !xtm, &s.stop)
+			h2 := newHold(!xtm)
 			held2, sv2, ok2 := s.holdOrSolve(h2, x, o, xtm)
 			st.Nodes += h2.nodes
 			if ctx.Err() != nil {
@@ -153,7 +202,9 @@ func (s *Solver) holdOrSolve(h *holdSearch, x, o game.Bitboard, xtm bool) (held 
 			}
 			return false, -1, true
 		}
-		s.stop.limit = s.nodes + budget
+		// The solver gets an eighth of the hold search's budget: on the
+		// boards this is for, the hold search is the one that finishes.
+		s.stop.limit = s.nodes + budget/8
 		sv := s.value(x, o, xtm)
 		if !s.stop.stopped {
 			return false, sv, true
@@ -367,27 +418,71 @@ func (g *searchGeom) pairs(x, o, empty game.Bitboard, xSide bool, left int) ([]g
 // holdSearch proves that the attacker cannot win: an AND/OR search over
 // every attacker move and the defender's replies, the defender's free
 // choices (not forced blocks) bounded by a depth that prove deepens one at
-// a time, with pairing strategies as leaves. Its table maps canonical
-// positions to what is known of them; proved entries are kept for ever,
-// so the certificate can be read off it.
+// a time, with pairing strategies as leaves. Proved canonical positions
+// are kept for ever in a map (the certificate is read off it, and a
+// stopped run can save it and resume); failures at a depth go to a
+// fixed-size table, overwritten as it fills, so memory stays bounded.
 type holdSearch struct {
-	g     *searchGeom
-	atkX  bool // the attacker is X
-	table map[game.Key]holdEntry
-	nodes int64
-	depth int // the depth of the last iteration prove ran
-	stop  *stopper
+	g      *searchGeom
+	atkX   bool              // the attacker is X
+	proved map[game.Key]int8 // the defender's proving move (canonical frame), -1 for none
+	fails  []holdFail        // indexed by hashKey
+	stores int               // failures stored since fails was made
+	nodes  int64
+	depth  int // the depth of the last iteration prove ran
+	next   int // the first depth prove has not seen fail from the root
+	stop   *stopper
+	// level is the recursion depth; rootDone and rootTotal count the
+	// attacker's moves at the root proved in the current iteration.
+	level               int
+	rootDone, rootTotal int
+	tick                func() // called every 1<<16 nodes, or nil
 }
 
-// holdEntry is what the hold search knows of a canonical position.
-type holdEntry struct {
-	proved bool
-	fail   int8 // the largest depth at which the hold failed; -1 for none
-	move   int8 // the defender's proving move (canonical frame), -1 for none
+// holdFail records that the hold failed at a canonical position with at
+// most depth1-1 defender choices; depth1 0 marks a free slot.
+type holdFail struct {
+	key    game.Key
+	depth1 int8
 }
 
-func newHoldSearch(g *searchGeom, atkX bool, stop *stopper) *holdSearch {
-	return &holdSearch{g: g, atkX: atkX, table: map[game.Key]holdEntry{}, stop: stop}
+// holdFailBits bounds the failure table: at most 1<<22 slots of 24 bytes,
+// 96 MB. It starts at 1<<12 slots and doubles (forgetting what it held)
+// whenever it has taken four times as many stores as it has slots.
+const holdFailBits = 22
+
+func newHoldSearch(g *searchGeom, atkX bool, stop *stopper, proved map[game.Key]int8) *holdSearch {
+	if proved == nil {
+		proved = map[game.Key]int8{}
+	}
+	return &holdSearch{g: g, atkX: atkX, proved: proved, stop: stop}
+}
+
+// failed reports whether the hold is known to fail at k with d choices.
+func (h *holdSearch) failed(k game.Key, d int8) bool {
+	if h.fails == nil {
+		return false
+	}
+	e := &h.fails[hashKey(k)&uint64(len(h.fails)-1)]
+	return e.depth1 != 0 && e.key == k && e.depth1-1 >= d
+}
+
+func (h *holdSearch) store(k game.Key, proved bool, d int8, move int8) {
+	if proved {
+		h.proved[k] = move
+		return
+	}
+	h.stores++
+	if h.fails == nil || h.stores > 4*len(h.fails) && len(h.fails) < 1<<holdFailBits {
+		h.fails = make([]holdFail, max(1<<12, 2*len(h.fails)))
+		h.stores = 0
+	}
+	e := &h.fails[hashKey(k)&uint64(len(h.fails)-1)]
+	if e.depth1 != 0 && e.key == k {
+		e.depth1 = max(e.depth1, d+1)
+		return
+	}
+	*e = holdFail{key: k, depth1: d + 1}
 }
 
 // prove runs the search from the position X on x, O on o, deepening until
@@ -396,7 +491,9 @@ func newHoldSearch(g *searchGeom, atkX bool, stop *stopper) *holdSearch {
 func (h *holdSearch) prove(x, o game.Bitboard) (proved, conclusive bool) {
 	n := bits.OnesCount64(uint64(h.g.board &^ (x | o)))
 	xtm := bits.OnesCount64(uint64(x)) == bits.OnesCount64(uint64(o))
-	for d := 0; d <= n/2+1; d++ {
+	// Depths below h.next failed in full before: a round stopped by its
+	// budget resumes at the depth it was on.
+	for d := h.next; d <= n/2+1; d++ {
 		h.depth = d
 		var ok bool
 		if xtm == h.atkX {
@@ -410,6 +507,7 @@ func (h *holdSearch) prove(x, o game.Bitboard) (proved, conclusive bool) {
 		if ok {
 			return true, true
 		}
+		h.next = d + 1
 	}
 	return false, true
 }
@@ -418,36 +516,27 @@ func (h *holdSearch) prove(x, o game.Bitboard) (proved, conclusive bool) {
 func (h *holdSearch) oracle() func(x, o game.Bitboard) (game.Cell, bool) {
 	return func(x, o game.Bitboard) (game.Cell, bool) {
 		k := game.Key{X: x, O: o}
-		if e, ok := h.table[k]; ok && e.proved && e.move >= 0 {
-			return game.Cell(e.move), true
+		if m, ok := h.proved[k]; ok && m >= 0 {
+			return game.Cell(m), true
 		}
 		// Not in the table (proved statically on the way, or a forced
 		// move): prove it again from here.
+		h.next = 0
 		if ok, _ := h.prove(x, o); !ok {
 			return 0, false
 		}
-		e, ok := h.table[k]
-		return game.Cell(e.move), ok && e.proved && e.move >= 0
+		m, ok := h.proved[k]
+		return game.Cell(m), ok && m >= 0
 	}
-}
-
-func (h *holdSearch) store(k game.Key, proved bool, d int8, move int8) {
-	e, ok := h.table[k]
-	if !ok {
-		e = holdEntry{fail: -1, move: -1}
-	}
-	if proved {
-		e.proved, e.move = true, move
-	} else {
-		e.fail = max(e.fail, d)
-	}
-	h.table[k] = e
 }
 
 // attacker reports whether the hold is proved with the attacker to move
 // and d defender choices left.
 func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
 	h.nodes++
+	if h.tick != nil && h.nodes&(1<<16-1) == 0 {
+		h.tick()
+	}
 	if h.stop.poll(h.nodes) {
 		return false
 	}
@@ -465,9 +554,11 @@ func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
 	case !t.meLive, t.doomed:
 		return true
 	}
-	e, ok := h.table[k]
-	if ok && (e.proved || e.fail >= d) {
-		return e.proved
+	if _, ok := h.proved[k]; ok {
+		return true
+	}
+	if h.failed(k, d) {
+		return false
 	}
 	n := bits.OnesCount64(uint64(empty))
 	if g.paired(x, o, empty, h.atkX, (n+1)/2) {
@@ -479,13 +570,23 @@ func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
 		return false
 	}
 	var buf [64]game.Cell
-	for _, c := range g.order(x, o, t.answers, h.atkX, nil, buf[:0]) {
+	moves := g.order(x, o, t.answers, h.atkX, nil, buf[:0])
+	root := h.level == 0
+	if root {
+		h.rootDone, h.rootTotal = 0, len(moves)
+	}
+	h.level++
+	defer func() { h.level-- }()
+	for _, c := range moves {
 		nx, no := play(x, o, h.atkX, c)
 		if !h.defender(nx, no, d) {
 			if !h.stop.stopped {
 				h.store(k, false, d, -1)
 			}
 			return false
+		}
+		if root {
+			h.rootDone++
 		}
 	}
 	if h.stop.stopped {
@@ -499,6 +600,9 @@ func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
 // and d defender choices left (a forced block does not use one).
 func (h *holdSearch) defender(x, o game.Bitboard, d int8) bool {
 	h.nodes++
+	if h.tick != nil && h.nodes&(1<<16-1) == 0 {
+		h.tick()
+	}
 	if h.stop.poll(h.nodes) {
 		return false
 	}
@@ -517,10 +621,14 @@ func (h *holdSearch) defender(x, o game.Bitboard, d int8) bool {
 	case t.doomed:
 		return false
 	}
-	e, ok := h.table[k]
-	if ok && (e.proved || e.fail >= d) {
-		return e.proved
+	if _, ok := h.proved[k]; ok {
+		return true
 	}
+	if h.failed(k, d) {
+		return false
+	}
+	h.level++
+	defer func() { h.level-- }()
 	cand := t.answers
 	if cand&(cand-1) == 0 {
 		c := cand.First()
@@ -553,8 +661,11 @@ func (h *holdSearch) defender(x, o game.Bitboard, d int8) bool {
 	return false
 }
 
-// blockWeight weights an attacker's line by the marks it holds.
-var blockWeight = [9]int32{1, 6, 36, 216, 1296, 7776, 46656, 279936, 1679616}
+// blockWeight weights an attacker's line by the marks it holds. Nearly flat
+// up to three marks: a block is good for the pairing that follows when it
+// kills many lines, whether or not they hold marks yet (on 6x6k5 this
+// proves with a fifth of the entries that steeper weights need).
+var blockWeight = [9]int32{8, 9, 10, 12, 16, 64, 256, 1024, 4096}
 
 // blocks orders the defender's candidate moves, best blocks first: cells
 // on many of the attacker's open lines, the fuller lines weighing more.

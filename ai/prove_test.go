@@ -1,9 +1,11 @@
 package ai
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,4 +122,44 @@ func BenchmarkProve(b *testing.B) {
 			_ = fmt.Sprint(c.Value)
 		})
 	}
+}
+
+// TestProveResumes: a proof stopped by its context keeps what it proved in
+// its HoldTables; written and read back, they let the next run finish it.
+func TestProveResumes(t *testing.T) {
+	p := game.NewPosition(searchRules(t, "6x6k5"))
+	tables := &HoldTables{}
+	var seen []ProveProgress
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, _, err := NewSolver().ProveWith(ctx, p, ProveOptions{Tables: tables, Progress: func(pp ProveProgress) { seen = append(seen, pp) }})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Skipf("finished within 30ms (err %v): nothing to resume", err)
+	}
+	var b bytes.Buffer
+	if _, err := tables.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadHoldTables(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != tables.Len() {
+		t.Fatalf("read %d positions, wrote %d", got.Len(), tables.Len())
+	}
+	c, _, err := NewSolver().ProveWith(context.Background(), p, ProveOptions{Tables: got})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proof.Verify(context.Background(), c); err != nil || c.Value != game.Draw {
+		t.Fatalf("resumed proof: %s, %v", c.Value, err)
+	}
+	other := game.NewPosition(searchRules(t, "6x5k5"))
+	if _, _, err := NewSolver().ProveWith(context.Background(), other, ProveOptions{Tables: got}); !errors.Is(err, ErrBadState) {
+		t.Errorf("tables of another position: err = %v", err)
+	}
+	if _, err := ReadHoldTables(strings.NewReader("nonsense")); !errors.Is(err, ErrBadState) {
+		t.Errorf("nonsense: err = %v", err)
+	}
+	t.Logf("stopped with %d positions proved, %d progress reports", tables.Len(), len(seen))
 }

@@ -391,6 +391,14 @@ type pairing struct {
 // augment finds a cell for slot (two slots per line), moving other slots
 // along an augmenting path if need be, as in Kuhn's algorithm.
 func (pr *pairing) augment(slot int, seen *game.Bitboard) bool {
+	// A cell nobody holds yet ends the path at once: try those first.
+	for f := pr.free[slot/2] &^ *seen; f != 0; f &= f - 1 {
+		if c := f.First(); pr.owner[c] == 0 {
+			*seen = seen.With(c)
+			pr.owner[c] = int16(slot + 1)
+			return true
+		}
+	}
 	for f := pr.free[slot/2] &^ *seen; f != 0; f &= f - 1 {
 		c := f.First()
 		*seen = seen.With(c)

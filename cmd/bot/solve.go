@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,7 +19,7 @@ import (
 func solveCommand() *command {
 	return &command{
 		name:     "solve",
-		synopsis: "[-rules R] [-position P] [-root] [-proof FILE] [-timeout D]",
+		synopsis: "[-rules R] [-position P] [-root] [-proof FILE] [-progress D] [-state FILE] [-timeout D]",
 		summary:  "find a position's value with perfect play and the value of every move",
 		about: `Solve searches a position to the end and prints its value with perfect
 play from both sides ("X wins", "O wins" or "draw"), the moves that keep
@@ -31,7 +32,12 @@ With -root it finds the value of the position alone, not of every move,
 by the prover: for k of 5 and more, a search for the defender's pairing
 strategies (see "bot verify-proof"), else the solver. -proof FILE (which
 implies -root) also writes a certificate of the value to FILE, which
-"bot verify-proof FILE" checks independently of the search.`,
+"bot verify-proof FILE" checks independently of the search. For long
+proofs, -progress D prints the hold search's progress every D on stderr
+(the proof, the iteration's depth, nodes, the attacker's root moves
+proved, proved positions, memory), and -state FILE resumes from the
+positions a stopped run proved and, when -timeout or Ctrl-C stops this
+run, saves them to FILE.`,
 		run: runSolve,
 	}
 }
@@ -44,6 +50,8 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 	position := fs.String("position", "", "the `position` to solve: "+`the cells row by row as X, O or -, like "x--/-o-/---", or a shared game, like "3x3k3 b2 a1" (default the empty board)`)
 	root := fs.Bool("root", false, "find the value of the position only, not of every move")
 	proofFile := fs.String("proof", "", "write a certificate of the value to this `file` (implies -root)")
+	progress := fs.Duration("progress", 0, "with -root: print progress every `interval` on stderr (0 for none)")
+	stateFile := fs.String("state", "", "with -root: resume from this `file` if it exists, save to it when stopped")
 	var timeout time.Duration
 	fs.Func("timeout", "give up after this long, a `duration` like \"30s\" or \"5m\" (default no limit)", func(s string) error {
 		v, err := time.ParseDuration(strings.TrimSpace(s))
@@ -66,7 +74,10 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 		defer cancel()
 	}
 	if *root || *proofFile != "" {
-		return runProve(ctx, e, p, *proofFile, timeout)
+		return runProve(ctx, e, p, proveFlags{file: *proofFile, progress: *progress, state: *stateFile}, timeout)
+	}
+	if *progress != 0 || *stateFile != "" {
+		return badInput("-progress and -state go with -root or -proof")
 	}
 	start := e.now()
 	a, err := ai.NewSolver().Solve(ctx, p)
@@ -81,12 +92,55 @@ func runSolve(ctx context.Context, e *env, cmd *command, args []string) error {
 	return nil
 }
 
+// proveFlags are solve's flags for a proof.
+type proveFlags struct {
+	file     string        // the certificate to write, or ""
+	progress time.Duration // how often to report progress, 0 for never
+	state    string        // the hold tables to resume from and save to, or ""
+}
+
 // runProve finds the value of p alone with a certificate, and writes the
-// certificate to file unless file is "".
-func runProve(ctx context.Context, e *env, p game.Position, file string, timeout time.Duration) error {
+// certificate to pf.file unless it is "".
+func runProve(ctx context.Context, e *env, p game.Position, pf proveFlags, timeout time.Duration) error {
 	start := e.now()
-	c, st, err := ai.NewSolver().Prove(ctx, p)
+	var opt ai.ProveOptions
+	if pf.state != "" {
+		opt.Tables = &ai.HoldTables{}
+		if f, err := os.Open(pf.state); err == nil {
+			t, err := ai.ReadHoldTables(f)
+			f.Close()
+			if err != nil {
+				return badInput("-state %s: %s", pf.state, explain(err))
+			}
+			opt.Tables = t
+			fmt.Fprintf(e.stderr, "resuming from %s: %d proved positions\n", pf.state, t.Len())
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return badInput("-state: %v", err)
+		}
+	}
+	if pf.progress > 0 {
+		last := start
+		opt.Progress = func(pp ai.ProveProgress) {
+			now := e.now()
+			if now.Sub(last) < pf.progress {
+				return
+			}
+			last = now
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			fmt.Fprintf(e.stderr, "%s: proof %s, depth %d, %d nodes, root moves proved %d/%d, %d positions proved, heap %d MB\n",
+				shortDuration(now.Sub(start)), pp.Proof, pp.Depth, pp.Nodes, pp.RootDone, pp.RootTotal, pp.Proved, ms.HeapAlloc>>20)
+		}
+	}
+	c, st, err := ai.NewSolver().ProveWith(ctx, p, opt)
 	elapsed := e.now().Sub(start)
+	if err != nil && opt.Tables != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		if serr := saveTables(pf.state, opt.Tables); serr != nil {
+			fmt.Fprintf(e.stderr, "could not save the state: %v\n", serr)
+		} else {
+			fmt.Fprintf(e.stderr, "saved %d proved positions to %s; run the same command to resume\n", opt.Tables.Len(), pf.state)
+		}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("gave up after %s (-timeout %s)", shortDuration(elapsed), timeout)
 	}
@@ -106,6 +160,7 @@ func runProve(ctx context.Context, e *env, p game.Position, file string, timeout
 		pairings += len(pr.Pairs)
 	}
 	fmt.Fprintf(w, "nodes: %d\ntime: %s\n", st.Nodes, shortDuration(elapsed))
+	file := pf.file
 	if file == "" {
 		return nil
 	}
@@ -122,6 +177,24 @@ func runProve(ctx context.Context, e *env, p game.Position, file string, timeout
 	}
 	fmt.Fprintf(w, "certificate: %s (%d moves, %d pairings)\n", file, moves, pairings)
 	return nil
+}
+
+// saveTables writes the hold tables to file, through a temporary file so
+// that a crash never leaves half a state.
+func saveTables(file string, t *ai.HoldTables) error {
+	tmp := file + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := t.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // printAnalysis writes a solver's analysis of p.

@@ -97,6 +97,9 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 			proved = opt.Tables.table(atkX)
 		}
 		h := newHoldSearch(s.geom, atkX, &s.stop, proved)
+		if opt.Tables != nil {
+			h.next = opt.Tables.next[index(atkX)]
+		}
 		if opt.Progress != nil {
 			name := "hold O"
 			if !atkX {
@@ -112,6 +115,7 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 	if p.Rules().K() >= 5 {
 		h := newHold(xtm)
 		held, sv, ok := s.holdOrSolve(h, x, o, xtm)
+		keepNext(opt, h)
 		st.Nodes += h.nodes
 		if ctx.Err() != nil {
 			return nil, stopped()
@@ -125,6 +129,7 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 			}
 			h2 := newHold(!xtm)
 			held2, sv2, ok2 := s.holdOrSolve(h2, x, o, xtm)
+			keepNext(opt, h2)
 			st.Nodes += h2.nodes
 			if ctx.Err() != nil {
 				return nil, stopped()
@@ -174,6 +179,14 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 		return nil, err
 	}
 	return c, nil
+}
+
+// keepNext records in the tables, if any, the depth from which h's root
+// has not failed, so that a resumed run starts there.
+func keepNext(opt ProveOptions, h *holdSearch) {
+	if opt.Tables != nil {
+		opt.Tables.next[index(h.atkX)] = h.next
+	}
 }
 
 // holdOrSolve runs the hold search h from the position and the solver in

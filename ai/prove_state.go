@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/tttbot/ttt-bot/game"
@@ -19,6 +20,15 @@ type HoldTables struct {
 	root   game.Position
 	bound  bool
 	proved [2]map[game.Key]int8 // by attacker: [0] X, [1] O
+	next   [2]int               // by attacker: the depths below this failed in full at the root
+}
+
+// index returns the index of the attacker's tables.
+func index(atkX bool) int {
+	if atkX {
+		return 0
+	}
+	return 1
 }
 
 // adopt binds t to the root p, or checks that it is bound to it.
@@ -35,10 +45,7 @@ func (t *HoldTables) adopt(p game.Position) error {
 
 // table returns the map of proved positions for the attacker X (atkX) or O.
 func (t *HoldTables) table(atkX bool) map[game.Key]int8 {
-	i := 1
-	if atkX {
-		i = 0
-	}
+	i := index(atkX)
 	if t.proved[i] == nil {
 		t.proved[i] = map[game.Key]int8{}
 	}
@@ -64,7 +71,7 @@ func (t *HoldTables) WriteTo(w io.Writer) (int64, error) {
 		return 0, fmt.Errorf("%w: the tables were never used", ErrBadState)
 	}
 	bw := bufio.NewWriter(w)
-	n, _ := fmt.Fprintf(bw, "%s%s %s\n", holdMagic, t.root.Rules(), t.root)
+	n, _ := fmt.Fprintf(bw, "%s%s %s %d %d\n", holdMagic, t.root.Rules(), t.root, t.next[0], t.next[1])
 	total := int64(n)
 	var buf [17]byte
 	for _, m := range t.proved {
@@ -93,7 +100,19 @@ func ReadHoldTables(r io.Reader) (*HoldTables, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: truncated header", ErrBadState)
 	}
-	rs, ps, _ := strings.Cut(strings.TrimSpace(head), " ")
+	f := strings.Fields(head)
+	if len(f) != 4 {
+		return nil, fmt.Errorf("%w: bad header %q", ErrBadState, strings.TrimSpace(head))
+	}
+	var next [2]int
+	for i := range next {
+		n, err := strconv.Atoi(f[2+i])
+		if err != nil || n < 0 || n > 64 {
+			return nil, fmt.Errorf("%w: bad depth %q", ErrBadState, f[2+i])
+		}
+		next[i] = n
+	}
+	rs, ps := f[0], f[1]
 	rules, err := game.ParseRules(rs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadState, err)
@@ -102,7 +121,7 @@ func ReadHoldTables(r io.Reader) (*HoldTables, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadState, err)
 	}
-	t := &HoldTables{root: p, bound: true}
+	t := &HoldTables{root: p, bound: true, next: next}
 	var buf [17]byte
 	for i := range t.proved {
 		if _, err := io.ReadFull(br, buf[:8]); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -95,10 +94,10 @@ func TestProveHonoursContext(t *testing.T) {
 }
 
 // BenchmarkProve is the time to prove the value of the empty board and
-// write its certificate in memory (the check is not timed), with a fresh
-// solver each time.
+// build its certificate in memory (the check is not timed), with a fresh
+// solver each time. 7x7k5 and 8x8k4 are left out: they do not finish.
 func BenchmarkProve(b *testing.B) {
-	for _, rs := range []string{"6x5k5", "5x6k5", "7x5k5", "6x6k5", "6x6k4", "7x7k5", "8x8k4"} {
+	for _, rs := range []string{"3x3k3", "4x4k4", "5x5k4", "5x5k5", "6x5k5", "5x6k5", "7x5k5", "5x7k5", "6x6k5", "6x6k4"} {
 		b.Run(rs, func(b *testing.B) {
 			p := game.NewPosition(searchRules(b, rs))
 			var st ProveStats
@@ -119,7 +118,6 @@ func BenchmarkProve(b *testing.B) {
 				entries += len(pr.Moves) + len(pr.Pairs)
 			}
 			b.ReportMetric(float64(entries), "entries")
-			_ = fmt.Sprint(c.Value)
 		})
 	}
 }

@@ -190,7 +190,8 @@ func keepNext(opt ProveOptions, h *holdSearch) {
 }
 
 // holdOrSolve runs the hold search h from the position and the solver in
-// turns, with node budgets doubling from 16384, until the hold is proved
+// turns, with node budgets doubling from 16384 (the solver gets an eighth
+// of each), until the hold is proved
 // (held), the hold search shows that the attacker wins, or the solver
 // finds the value of the position for the side to move (X if xtm), which
 // it then returns with ok. A hold search alone would take for ever to see

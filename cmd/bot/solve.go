@@ -144,6 +144,9 @@ func runProve(ctx context.Context, e *env, p game.Position, pf proveFlags, timeo
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("gave up after %s (-timeout %s)", shortDuration(elapsed), timeout)
 	}
+	if errors.Is(err, ai.ErrNoProof) {
+		return badInput("-root and -proof take k-in-a-row rules; %s has no certificates", p.Rules())
+	}
 	if err != nil {
 		return err
 	}

@@ -141,6 +141,10 @@ func TestSolveProofAndVerify(t *testing.T) {
 	if r.code != exitInput || !strings.Contains(r.stderr, "line 1") {
 		t.Errorf("junk: exit %d, stderr %q; want exit 2 naming the line", r.code, r.stderr)
 	}
+	r = runBot(t, "", "solve", "-rules", "4x3xox", "-root")
+	if r.code != exitInput || !strings.Contains(r.stderr, "k-in-a-row rules") {
+		t.Errorf("solve -root on X-O-X: exit %d, stderr %q; want exit 2", r.code, r.stderr)
+	}
 	r = runBot(t, "", "solve", "-rules", "6x5k5", "-root")
 	if r.code != exitOK || !strings.Contains(r.stdout, "\nvalue: draw\n") || !strings.Contains(r.stdout, "proof hold O: ") {
 		t.Errorf("solve -root: exit %d\n%s%s", r.code, r.stdout, r.stderr)

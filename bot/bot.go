@@ -216,7 +216,8 @@ func New(d Deps, o Options) (*Bot, error) {
 		giveUp: func(route string, attempts int, err error) {
 			o.Metrics.discordGiveUp(route)
 			b.log.Warn("bot: gave up a write to Discord", "route", route, "attempts", attempts, "err", err)
-		}}
+		},
+		retried: o.Metrics.discordRetried}
 	return b, nil
 }
 

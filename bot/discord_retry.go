@@ -46,6 +46,8 @@ type retryingDiscord struct {
 	// giveUp is told of every write given up on, with its route and the
 	// last error.
 	giveUp func(route string, attempts int, err error)
+	// retried is told of the attempts made again on route.
+	retried func(route string, again int)
 }
 
 // rawRequester sends a request with a body of the bot's own making;
@@ -132,6 +134,9 @@ func contextOf(options []discordgo.RequestOption) context.Context {
 func (d *retryingDiscord) retry(route string, options []discordgo.RequestOption, write func() error) error {
 	ctx := contextOf(options)
 	n, err := d.policy.do(ctx, write)
+	if n > 1 && d.retried != nil {
+		d.retried(route, n-1)
+	}
 	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) {
 		d.giveUp(route, n, err)
 	}
@@ -170,13 +175,17 @@ type noncePost struct {
 	EnforceNonce bool   `json:"enforce_nonce"`
 }
 
-// ChannelMessageSendComplex posts a channel message: with a nonce and
+// ChannelMessageSendComplex posts a channel message: with a nonce (the
+// one withNonce put in the request's context, or a fresh one) and
 // retried when the REST session can send one, else once.
 func (d *retryingDiscord) ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error) {
 	if d.raw == nil || data.Embed != nil || data.File != nil {
 		return d.Discord.ChannelMessageSendComplex(channelID, data, options...)
 	}
-	nonce, err := newNonce()
+	nonce, err := nonceOf(contextOf(options)), error(nil)
+	if nonce == "" {
+		nonce, err = newNonce()
+	}
 	if err != nil {
 		return d.Discord.ChannelMessageSendComplex(channelID, data, options...)
 	}

@@ -165,7 +165,7 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 // duelMove plays the next move of a duel: a heavy AI's on a worker of
 // the AI queue as Batch work, so that players' replies go first.
 func (b *Bot) duelMove(ctx context.Context, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
-	return b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}, s, seat)
+	return b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}, s, seat, nil)
 }
 
 // isDuel reports whether two AIs play s.

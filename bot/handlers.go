@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -400,12 +401,12 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	if !ok {
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 	}
-	answered := false
+	var answered atomic.Bool
 	var answerErr error
 	answerFirst := func() {
 		var data *discordgo.InteractionResponseData
 		data, answerErr = b.respondBoard(ctx, c, s, typ, nil)
-		answered = true
+		answered.Store(true)
 		if answerErr == nil && typ == respMessage {
 			// Record the new board at once: if the reply does not come
 			// from here (a timeout, a restart), the sweeper's overdue
@@ -421,11 +422,11 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	}
 	job := jobOf(c, sched.Interactive)
 	job.Patience, job.Waiting = aiPatience, func() {
-		if !answered {
+		if !answered.Load() {
 			answerFirst()
 		}
 	}
-	s, err = b.thinkAndPlay(ctx, job, s, seat)
+	s, err = b.thinkAndPlay(ctx, job, s, seat, answered.Load)
 	switch {
 	case err != nil:
 		return err
@@ -433,17 +434,42 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		// The user could not be answered, but the AI has moved: the game
 		// goes on from the next board anyone sees.
 		return answerErr
-	case !answered:
+	case !answered.Load():
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 	}
-	data, err := b.render.Board(c.pub, c.labels, s, b.finish(ctx, c, s))
+	ratings := b.finish(ctx, c, s)
+	data, err := b.render.Board(c.pub, c.labels, s, ratings)
 	if err != nil {
 		return err
 	}
 	if s.Message == "" {
-		b.track(ctx, c, s, typ, data) // before the user sees a board to click
+		s = b.track(ctx, c, s, typ, data) // before the user sees a board to click
 	}
-	return b.editOriginal(ctx, c, data)
+	return b.showMove(ctx, c, s, data, ratings)
+}
+
+// showMove edits the computer's move into the board that answered the
+// user first: the interaction's @original, or when Discord keeps failing
+// that, the board's channel message with the bot's token. A board
+// neither could show is owed to the screen (see delivery.go): a sweeper
+// shows it, so the failure is a warning, not an error for the user.
+func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []RatingChange) error {
+	err := b.editOriginal(ctx, c, data)
+	if err == nil {
+		b.afterDelivery(ctx, c.pub, s)
+		return nil
+	}
+	if s.Message == "" {
+		b.owe(ctx, s, s.Version, oweRetry)
+	} else if ferr := b.editBoard(ctx, c.pub, s, ratings); ferr != nil {
+		err = errors.Join(err, ferr) // owed by editBoard
+	} else {
+		c.deferred = false
+		return nil
+	}
+	c.deferred = false // nothing else is to be said in its place
+	c.warnings = append(c.warnings, fmt.Errorf("bot: the computer's move in game %s is owed to the screen: %w", s.ID, err))
+	return nil
 }
 
 // showBoard renders s with the rating changes (of a finished game) and
@@ -470,7 +496,14 @@ func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session,
 	if err != nil {
 		return nil, err
 	}
-	return data, b.respond(ctx, c, typ, data)
+	if err := b.respond(ctx, c, typ, data); err != nil {
+		if s.Message != "" {
+			// The game changed but its board did not: a sweeper shows it.
+			b.owe(ctx, s, s.Version, oweRetry)
+		}
+		return data, err
+	}
+	return data, nil
 }
 
 // aiToMove returns the seat of the side to move if the game is active and
@@ -493,8 +526,8 @@ func aiToMove(s *persistence.Session) (persistence.Seat, bool, error) {
 // search state) with a seed derived from the game's seed and the move
 // number, so a game replays exactly. An AI that finds no move in time
 // (a level that ignores its deadline would be a bug) falls back to a
-// random legal move, so the game never stalls.
-func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration, load float64) (*persistence.Session, error) {
+// random legal move, so the game never stalls. owe is thinkAndPlay's.
+func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration, load float64, owe func() bool) (*persistence.Session, error) {
 	pos, err := s.Position()
 	if err != nil {
 		return nil, err
@@ -515,6 +548,9 @@ func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persisten
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bot: AI move in game %s: %w", s.ID, err)
+	}
+	if owe != nil && owe() {
+		b.owe(ctx, s, s.Version+1, b.aiTimeout(seat)+oweGrace)
 	}
 	next, err := b.store.PlayOn(ctx, s, "", cell)
 	if errors.Is(err, persistence.ErrConflict) {

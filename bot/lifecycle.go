@@ -145,10 +145,23 @@ func (b *Bot) publicView(ctx context.Context, c *call, guild string, fallback di
 // state: the board of a game, or the challenge it still is. It is in the
 // language of s's server when the server set one, else in loc (the
 // locale it was shown in, or DefaultLocale when that is not known).
+//
+// A board it could not show is left owed to the screen (see delivery.go),
+// and one it showed is recorded as shown.
 func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
 	if s.Message == "" {
 		return nil
 	}
+	if err := b.editMessage(ctx, loc, s, ratings); err != nil {
+		b.owe(ctx, s, s.Version, oweRetry)
+		return err
+	}
+	b.afterDelivery(ctx, loc, s)
+	return nil
+}
+
+// editMessage is editBoard without the bookkeeping of what is on screen.
+func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
 	v, err := b.publicView(ctx, nil, s.Guild, loc)
 	if err != nil {
 		// The edit matters more than its language.

@@ -44,6 +44,9 @@ type Metrics struct {
 	shrunk       *Counter
 	shedTotal    *Counter
 	giveUps      *Counter
+	retries      *Counter
+	deliveries   *Counter
+	backlog      *Gauge
 	// pool is the AI queue the gauges read (watchPool); nil until a Bot
 	// is built.
 	pool atomic.Pointer[sched.Pool]
@@ -63,6 +66,9 @@ type Metrics struct {
 //	ttt_ai_budget_shrunk_total{level}             AI moves made on a shrunk budget
 //	ttt_ai_shed_total{kind}                       heavy work refused as busy
 //	ttt_discord_write_giveups_total{route}        writes to Discord given up after retries
+//	ttt_discord_write_retries_total{route}        writes to Discord made again after a 5xx or reset
+//	ttt_board_deliveries_total{outcome}           owed boards shown late, given up, clocks restarted
+//	ttt_boards_undelivered                        games whose board may not be on screen, all processes
 //	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
 //	ttt_ai_queue_length, ttt_ai_queue_reserved    AI work waiting, games admitted
 //	go_goroutines, go_memstats_heap_inuse_bytes,
@@ -138,6 +144,12 @@ func newMetrics(reg *Registry) *Metrics {
 			"AI moves made on a budget shrunk because the AI queue was long, by level.", "level"),
 		giveUps: reg.Counter("ttt_discord_write_giveups_total",
 			"Writes to Discord (board edits, posts) given up on after retrying a 5xx or a lost connection, by route (channel_message_edit, channel_message_post, interaction_original).", "route"),
+		retries: reg.Counter("ttt_discord_write_retries_total",
+			"Attempts of writes to Discord made again after a 5xx or a lost connection, by route.", "route"),
+		deliveries: reg.Counter("ttt_board_deliveries_total",
+			"Boards owed to the screen (a write given up on, a process stopped) by what became of them: shown by a sweeper (shown), given up because the game or channel is gone or Discord refused (given_up), shown late so the turn's clock started again (clock_restarted).", "outcome"),
+		backlog: reg.Gauge("ttt_boards_undelivered",
+			"Games whose board may not be on screen yet (owed to the screen), in the shared Redis, as last counted."),
 		shedTotal: reg.Counter("ttt_ai_shed_total",
 			"Heavy work refused with a busy answer because the AI queue was long, by kind (game, review, hint, puzzle, duel).", "kind"),
 	}
@@ -181,6 +193,46 @@ func (m *Metrics) discordGiveUp(route string) {
 		return
 	}
 	m.giveUps.Inc(route)
+}
+
+// discordRetried counts again attempts of a write to Discord on route.
+func (m *Metrics) discordRetried(route string, again int) {
+	if m == nil {
+		return
+	}
+	m.retries.Add(float64(again), route)
+}
+
+// deliveryDone counts an owed board shown by a sweeper.
+func (m *Metrics) deliveryDone() {
+	if m == nil {
+		return
+	}
+	m.deliveries.Inc("shown")
+}
+
+// deliveryGivenUp counts an owed board given up.
+func (m *Metrics) deliveryGivenUp() {
+	if m == nil {
+		return
+	}
+	m.deliveries.Inc("given_up")
+}
+
+// deliveryLate counts a board shown late whose turn started again.
+func (m *Metrics) deliveryLate() {
+	if m == nil {
+		return
+	}
+	m.deliveries.Inc("clock_restarted")
+}
+
+// undelivered records the backlog of owed boards.
+func (m *Metrics) undelivered(n int64) {
+	if m == nil {
+		return
+	}
+	m.backlog.Set(float64(n))
 }
 
 // Registry returns the Registry the metrics live in.

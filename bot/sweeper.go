@@ -80,6 +80,7 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 			}
 			b.sweep(ctx, spawn)
 			b.sweepTournaments(ctx, spawn)
+			b.deliverOwedBoards(ctx, spawn)
 		}
 	}
 }
@@ -153,7 +154,7 @@ func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
 	ctx, cancel := context.WithTimeout(ctx, b.handlerTimeout)
 	defer cancel()
 	human := s.Seat(game.X).User + s.Seat(game.O).User // one of them is empty
-	next, err := b.thinkAndPlay(ctx, sched.Job{Class: sched.Interactive, Group: s.Guild, User: human}, s, seat)
+	next, err := b.thinkAndPlay(ctx, sched.Job{Class: sched.Interactive, Group: s.Guild, User: human}, s, seat, always)
 	if errors.Is(err, persistence.ErrConflict) || errors.Is(err, persistence.ErrNotYourTurn) || errors.Is(err, persistence.ErrNotLive) {
 		log.Debug("bot: overdue AI reply already played", "err", err)
 		return

@@ -611,20 +611,26 @@ func (b *Bot) showTournamentGame(ctx context.Context, v view, s *persistence.Ses
 			}
 		}
 		data.AllowedMentions = &discordgo.MessageAllowedMentions{Users: users}
-		err = b.postAndMark(ctx, s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
+		// The nonce is the game's: a post whose answer was lost, made
+		// again by the next run, is one message.
+		err = b.postAndMark(withNonce(ctx, boardNonce(s)), s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
 			s, err = b.store.SetMessage(ctx, s.ID, s.Version, m.ID)
 			return err
 		})
 		if err != nil {
+			// Its players have not seen it: their clock waits (see
+			// delivery.go) while the next run posts it.
+			b.owe(ctx, s, s.Version, time.Minute)
 			return err
 		}
+		s = b.afterDelivery(ctx, v.loc, s)
 	}
 	for {
 		seat, ok, err := aiToMove(s)
 		if err != nil || !ok {
 			return err
 		}
-		if s, err = b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "tournament:" + string(s.ID)}, s, seat); err != nil {
+		if s, err = b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "tournament:" + string(s.ID)}, s, seat, always); err != nil {
 			if errors.Is(err, persistence.ErrConflict) || errors.Is(err, persistence.ErrNotYourTurn) || errors.Is(err, persistence.ErrNotLive) {
 				return nil // played or ended meanwhile (a move's handler, a moderator)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -113,18 +114,25 @@ func (b *Bot) deliverOwedBoards(ctx context.Context, spawn func(func())) {
 // given up (logged and counted); any other failure is tried again later.
 func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 	log := b.log.With("game", string(o.Game))
+	if o.Tournament != "" {
+		log = b.log.With("tournament", o.Tournament)
+	}
 	later := func(err error) {
 		log.Warn("bot: an owed board is not shown yet; trying again", "err", err, "in", oweRetry)
-		if err := b.store.RetryOwed(context.WithoutCancel(ctx), o.Game, b.now().Add(oweRetry)); err != nil {
+		if err := b.store.RetryOwed(context.WithoutCancel(ctx), o, b.now().Add(oweRetry)); err != nil {
 			log.Warn("bot: reschedule an owed board", "err", err)
 		}
 	}
 	drop := func(why string, err error) {
 		b.metrics.deliveryGivenUp()
 		log.Warn("bot: gave up showing a board", "why", why, "err", err)
-		if err := b.store.DropOwed(context.WithoutCancel(ctx), o.Game); err != nil {
+		if err := b.store.DropOwed(context.WithoutCancel(ctx), o); err != nil {
 			log.Warn("bot: drop an owed board", "err", err)
 		}
+	}
+	if o.Tournament != "" {
+		b.deliverSignup(ctx, o, later, drop)
+		return
 	}
 	s, err := b.store.Game(ctx, o.Game)
 	switch {
@@ -167,6 +175,41 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 	}
 }
 
+// deliverSignup shows owed tournament o's sign-up message as the
+// tournament is now; later and drop are deliverOwed's.
+func (b *Bot) deliverSignup(ctx context.Context, o persistence.Owed, later func(error), drop func(string, error)) {
+	t, err := b.store.Tournament(ctx, o.Tournament)
+	switch {
+	case errors.Is(err, persistence.ErrNotFound):
+		drop("the tournament is gone", err)
+		return
+	case err != nil:
+		later(err)
+		return
+	case t.Message == "":
+		drop("the tournament has no sign-up message", nil)
+		return
+	}
+	v, verr := b.publicView(ctx, nil, t.Guild, DefaultLocale)
+	if verr != nil {
+		b.log.Warn("bot: sign-up shown in its fallback language", "tournament", t.ID, "err", verr)
+	}
+	err = b.editSignupMessage(ctx, v.loc, t)
+	var re *discordgo.RESTError
+	switch {
+	case err == nil:
+		b.metrics.deliveryDone()
+		if err := b.store.TournamentShown(context.WithoutCancel(ctx), t.ID); err != nil {
+			b.log.Warn("bot: record a sign-up on screen", "tournament", t.ID, "err", err)
+		}
+	case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < http.StatusInternalServerError &&
+		re.Response.StatusCode != http.StatusTooManyRequests:
+		drop("Discord refused it", err)
+	default:
+		later(err)
+	}
+}
+
 // showOwed shows s with the bot's token: an edit of its message, or a
 // new board (posted with a nonce of the game, so two sweepers cannot post
 // it twice) when it has none or its message was deleted.
@@ -198,11 +241,15 @@ func (b *Bot) showOwed(ctx context.Context, s *persistence.Session) error {
 	return nil
 }
 
-// boardNonce is the nonce of a new board message for s at its version:
-// two processes posting it within Discord's nonce window post one message.
-func boardNonce(s *persistence.Session) string {
-	h := sha256.Sum256([]byte(string(s.ID) + "\x00board"))
-	return "b" + hex.EncodeToString(h[:12])
+// boardNonce is the nonce of a new board message for s: two processes
+// posting it within Discord's nonce window post one message.
+func boardNonce(s *persistence.Session) string { return postNonce(string(s.ID), "board") }
+
+// postNonce is the nonce of the one post that parts name (25 characters,
+// the most Discord takes).
+func postNonce(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return "p" + hex.EncodeToString(h[:12])
 }
 
 // nonceKey carries a post's nonce in its context.

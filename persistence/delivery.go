@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,12 +39,33 @@ import (
 // another sweeper may claim it again: longer than a write's retries.
 const owedLease = 45 * time.Second
 
-// Owed is a game whose board may not be on screen.
+// Owed is a game whose board, or a tournament whose sign-up message,
+// may not be on screen.
 type Owed struct {
-	// Game is the game.
+	// Game is the game; empty for a tournament.
 	Game GameID
-	// Version is the highest version of it that is owed.
+	// Tournament is the tournament; empty for a game.
+	Tournament string
+	// Version is the highest version of the game that is owed.
 	Version int64
+}
+
+// owedTournament is the prefix of a tournament's member in the owed index
+// (a game ID never starts with it: it starts with a channel ID).
+const owedTournament = "tn:"
+
+// OweTournament records that tournament id's sign-up message may not show
+// the tournament as it is, to be shown by a sweeper at retryAt at the
+// latest.
+func (s *Store) OweTournament(ctx context.Context, id string, retryAt time.Time) error {
+	return s.Owe(ctx, GameID(owedTournament+id), 0, retryAt)
+}
+
+// TournamentShown records that tournament id's sign-up message shows it
+// as it is.
+func (s *Store) TournamentShown(ctx context.Context, id string) error {
+	_, err := s.Delivered(ctx, GameID(owedTournament+id), 0)
+	return err
 }
 
 // oweScript records that KEYS[1]'s member ARGV[1] owes version ARGV[2]
@@ -124,31 +146,42 @@ func (s *Store) ClaimOwed(ctx context.Context, now time.Time, limit int) ([]Owed
 		if err != nil {
 			return out, fmt.Errorf("%w: owed version %q of game %s", ErrCorrupt, res[i+1], res[i])
 		}
+		if t, ok := strings.CutPrefix(res[i], owedTournament); ok {
+			out = append(out, Owed{Tournament: t})
+			continue
+		}
 		out = append(out, Owed{Game: GameID(res[i]), Version: v})
 	}
 	return out, nil
 }
 
-// RetryOwed sets when owed game id is tried next (a game no longer owed
-// stays so).
-func (s *Store) RetryOwed(ctx context.Context, id GameID, at time.Time) error {
-	err := s.rdb.ZAddXX(ctx, s.keys.owed(), redis.Z{Score: float64(at.UnixMilli()), Member: string(id)}).Err()
+// member is o's member of the owed index.
+func (o Owed) member() string {
+	if o.Tournament != "" {
+		return owedTournament + o.Tournament
+	}
+	return string(o.Game)
+}
+
+// RetryOwed sets when o is tried next (one no longer owed stays so).
+func (s *Store) RetryOwed(ctx context.Context, o Owed, at time.Time) error {
+	err := s.rdb.ZAddXX(ctx, s.keys.owed(), redis.Z{Score: float64(at.UnixMilli()), Member: o.member()}).Err()
 	if err != nil {
-		return fmt.Errorf("persistence: reschedule the board of game %s: %w", id, err)
+		return fmt.Errorf("persistence: reschedule the owed message of %s: %w", o.member(), err)
 	}
 	return nil
 }
 
-// DropOwed forgets that game id owes a board (it cannot be shown: the game
-// or its channel is gone).
-func (s *Store) DropOwed(ctx context.Context, id GameID) error {
+// DropOwed forgets that o is owed (it cannot be shown: the game, the
+// tournament or its channel is gone).
+func (s *Store) DropOwed(ctx context.Context, o Owed) error {
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, s.keys.owed(), string(id))
-		p.HDel(ctx, s.keys.owedVersions(), string(id))
+		p.ZRem(ctx, s.keys.owed(), o.member())
+		p.HDel(ctx, s.keys.owedVersions(), o.member())
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("persistence: drop the owed board of game %s: %w", id, err)
+		return fmt.Errorf("persistence: drop the owed message of %s: %w", o.member(), err)
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func TestOwedBoards(t *testing.T) {
 	if got, err := e.store.ClaimOwed(ctx, now.Add(2*time.Minute), 10); err != nil || len(got) != 1 {
 		t.Fatalf("claim after the lease: %v, %v", got, err)
 	}
-	if err := e.store.RetryOwed(ctx, g.ID, now.Add(3*time.Minute)); err != nil {
+	if err := e.store.RetryOwed(ctx, persistence.Owed{Game: g.ID}, now.Add(3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if cleared, err := e.store.Delivered(ctx, g.ID, g.Version+1); err != nil || !cleared {
@@ -67,7 +67,7 @@ func TestOwedBoards(t *testing.T) {
 		t.Fatalf("backlog %d, %v after delivery; want 0", n, err)
 	}
 	// RetryOwed does not bring back a debt that was paid.
-	if err := e.store.RetryOwed(ctx, g.ID, now); err != nil {
+	if err := e.store.RetryOwed(ctx, persistence.Owed{Game: g.ID}, now); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := e.store.OwedCount(ctx); n != 0 {
@@ -76,7 +76,7 @@ func TestOwedBoards(t *testing.T) {
 	if err := e.store.Owe(ctx, g.ID, 1, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.DropOwed(ctx, g.ID); err != nil {
+	if err := e.store.DropOwed(ctx, persistence.Owed{Game: g.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if _, owed, _ := e.store.OwedVersion(ctx, g.ID); owed {
@@ -181,5 +181,32 @@ func TestOwedBoardKeepsTheClock(t *testing.T) {
 	// A finished game's clock is not restarted.
 	if s, err := e.store.RestartClock(ctx, g.ID, 0, e.clk.Now()); err != nil || s.Status != persistence.StatusFinished || !s.Deadline.IsZero() {
 		t.Fatalf("RestartClock on a finished game: %+v, %v", s, err)
+	}
+}
+
+// TestOwedTournament: a tournament's sign-up is owed beside the games'
+// boards, claimed as a tournament, and cleared when shown.
+func TestOwedTournament(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	now := e.clk.Now()
+	if err := e.store.OweTournament(ctx, "t42", now); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.ClaimOwed(ctx, now, 10)
+	if err != nil || len(got) != 1 || got[0].Tournament != "t42" || got[0].Game != "" {
+		t.Fatalf("claim: %+v, %v; want tournament t42", got, err)
+	}
+	if err := e.store.RetryOwed(ctx, got[0], now); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := e.store.ClaimOwed(ctx, now, 10); len(again) != 1 {
+		t.Fatalf("RetryOwed did not bring the sign-up back: %+v", again)
+	}
+	if err := e.store.TournamentShown(ctx, "t42"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.store.OwedCount(ctx); n != 0 {
+		t.Fatalf("backlog %d after the sign-up was shown", n)
 	}
 }

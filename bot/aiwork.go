@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // KeyOverloaded refuses new heavy work (a game against a slow level, a review,

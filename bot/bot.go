@@ -17,9 +17,9 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/review"
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Defaults of Options.

@@ -23,6 +23,6 @@
 // ModelWatcher (the model registry's versions, hot-swapped as they are
 // published or rolled back, else the shipped weights); /ttt-admin model
 // shows and rolls them back, and /ttt-admin retrain runs the retrain job
-// (package bot/retrain) in the RunSweeper loop, editing its message with
+// (package retrain) in the RunSweeper loop, editing its message with
 // the progress and ending it with a report embed and a PNG chart.
 package bot

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai/nn/nntest"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/game"
@@ -27,7 +28,7 @@ func TestE2ENetworkLevels(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
 	rsrv := redistest.Start(t)
-	p := startModelProcess(t, ctx, rsrv, shipped(t, "3x3k3"), &syncBuffer{})
+	p := startModelProcess(t, ctx, rsrv, nntest.Shipped(t, "3x3k3"), &syncBuffer{})
 	e, _, _ := newRetrainE2E(t, ctx, rsrv, p, retrainJobConfig("bot-1", nil), nil)
 	opt := func(name string, v any) fakediscord.Option { return fakediscord.Option{Name: name, Value: v} }
 	const mod = alice
@@ -69,11 +70,11 @@ func TestE2ENetworkLevels(t *testing.T) {
 	refused("ai-duel random-humanlike 4x4k4", r, bot.DefaultLocale, "humanlike", "4x4k4", "3x3k3")
 
 	// A version published to the registry: its board joins the list.
-	m, err := p.store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, tinyBlob(t, "4x4k3", 3, "job"))
+	m, err := p.store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, nntest.TinyBlob(t, "4x4k3", 3, "job"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitVersion(t, ctx, p.set, "4x4k3", fmt.Sprintf("redis-%d", m.Version))
+	nntest.WaitVersion(t, ctx, p.set, "4x4k3", fmt.Sprintf("redis-%d", m.Version))
 	german := actor(bob)
 	german.Locale = string(discordgo.German)
 	d, err := e.srv.Command(ctx, fakediscord.CommandSpec{Actor: german, Name: bot.CommandName,

@@ -10,9 +10,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // TestE2EOverload fills the AI queue's one worker and checks, over both

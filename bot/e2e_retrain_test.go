@@ -16,14 +16,15 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/ai/nn/nntest"
 	"github.com/tttbot/ttt-bot/ai/train"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // retrainTimeout bounds the retrain end-to-end test, which trains twice.
@@ -62,7 +63,7 @@ func startModelProcess(t *testing.T, ctx context.Context, rsrv *persistence.Serv
 	t.Helper()
 	store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: e2ePseudonymKey})
 	set := nn.NewSet()
-	w := bot.NewModelWatcher(store, set, defaults, slog.New(slog.NewTextHandler(logs, nil)))
+	w := retrain.NewModelWatcher(store, set, defaults, bot.PresetKeys(), slog.New(slog.NewTextHandler(logs, nil)))
 	if err := w.Load(ctx); err != nil {
 		t.Fatalf("ModelWatcher.Load: %v", err)
 	}
@@ -248,12 +249,12 @@ func TestE2ERetrain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), retrainTimeout)
 	defer cancel()
 	rsrv := redistest.Start(t)
-	defaults := shipped(t, "3x3k3")
+	defaults := nntest.Shipped(t, "3x3k3")
 	watchLogs := &syncBuffer{}
 	p1 := startModelProcess(t, ctx, rsrv, defaults, watchLogs)
 	p2 := startModelProcess(t, ctx, rsrv, defaults, watchLogs) // another bot process
 	for _, p := range []*modelProcess{p1, p2} {
-		if got := liveVersion(p.set, "3x3k3"); got != "shipped-test" {
+		if got := nntest.LiveVersion(p.set, "3x3k3"); got != "shipped-test" {
 			t.Fatalf("at start the 3x3 network is %q, want the shipped one", got)
 		}
 	}
@@ -320,7 +321,7 @@ func TestE2ERetrain(t *testing.T) {
 		t.Fatalf("audit log %+v %v, want the forced retrain of 3x3k3 last", log, err)
 	}
 	for i, p := range []*modelProcess{p1, p2} {
-		waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
+		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 		if p.set.Net(game.Classic()).Arch().Hidden[0] != 8 {
 			t.Fatalf("process %d plays a network of shape %v, want the retrained [8]", i+1, p.set.Net(game.Classic()).Arch().Hidden)
 		}
@@ -344,7 +345,7 @@ func TestE2ERetrain(t *testing.T) {
 	e.playVsRandom(alice)
 	e.retrainPastToken(clk, 2)
 	for _, p := range []*modelProcess{p1, p2} {
-		waitVersion(t, ctx, p.set, "3x3k3", "redis-2")
+		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-2")
 	}
 
 	// /ttt-admin model shows it; rollback takes every process back.
@@ -357,7 +358,7 @@ func TestE2ERetrain(t *testing.T) {
 		t.Fatalf("rollback answered %q, want a public message naming version 1", r.Message.Content)
 	}
 	for _, p := range []*modelProcess{p1, p2} {
-		waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
+		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 	}
 	r, _ = e.admin(alice, mod, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
 	if want := e.cat.Text(bot.DefaultLocale, "model.no_rollback", "rules", rules); r.Message.Content != want || !r.Message.Ephemeral {
@@ -547,6 +548,6 @@ func TestE2ERetrainWithoutRead(t *testing.T) {
 		func(d bot.Discord) bot.Discord { return struct{ bot.Discord }{d} })
 	e.playVsRandom(alice)
 	e.retrainPastToken(clk, 1)
-	waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
+	nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 	e.noFailures()
 }

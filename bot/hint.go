@@ -7,9 +7,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Keys of the replies to /ttt hint.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Outcomes of an interaction, the outcome label of ttt_interactions_total.

@@ -16,9 +16,9 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
-	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // testReport is a retrain report as a promoted run on 3x3 fills it: a

@@ -10,7 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
-	"github.com/tttbot/ttt-bot/bot/chart"
+	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )

@@ -9,10 +9,10 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/chart"
-	"github.com/tttbot/ttt-bot/bot/tournament"
+	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // colorTournament is the embed colour of a tournament's standings.

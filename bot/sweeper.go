@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // sweepBatch is how many due games one Store.Sweep call claims.

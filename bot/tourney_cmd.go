@@ -10,9 +10,9 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/tournament"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // tournamentCommand handles /ttt tournament <sub>. Tournaments live in a

@@ -12,10 +12,10 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
-	"github.com/tttbot/ttt-bot/bot/tournament"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // How a tournament runs by itself. The sweeper of every bot process

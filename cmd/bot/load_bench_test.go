@@ -91,7 +91,7 @@ func BenchmarkFlood(b *testing.B) {
 // of its own (GOMAXPROCS=1, AI_WORKERS=1, pinned), and shedding is off in
 // effect, so both runs play the same games: AI_MAX_WAIT=10m lifts the
 // bound on the estimated wait, and 60 users stay under the bound on the
-// queue (bot/sched's 64 jobs waiting per worker). Compare the
+// queue (sched's 64 jobs waiting per worker). Compare the
 // ai-replies/s figures.
 func BenchmarkFloodReplicas(b *testing.B) {
 	bin := loadPrereqs(b)

@@ -21,9 +21,9 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 	"github.com/tttbot/ttt-bot/weights"
 )
 
@@ -333,7 +333,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	models := nn.NewSet()
 	d.levels.Register(ai.NeuralLevel(models))
 	d.levels.Register(ai.HumanlikeLevel(models))
-	watcher := bot.NewModelWatcher(store, models, weights.Load, log)
+	watcher := retrain.NewModelWatcher(store, models, weights.Load, bot.PresetKeys(), log)
 	if err := watcher.Load(ctx); err != nil {
 		log.Warn("serve: not every network loaded; the boards without one refuse the neural levels", "err", err)
 	}

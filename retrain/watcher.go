@@ -1,4 +1,4 @@
-package bot
+package retrain
 
 import (
 	"context"
@@ -49,6 +49,7 @@ type ModelWatcher struct {
 	store    *persistence.Store
 	set      *nn.Set
 	defaults func(rules string) ([]byte, error)
+	boards   []string
 	log      *slog.Logger
 
 	mu   sync.Mutex
@@ -58,18 +59,19 @@ type ModelWatcher struct {
 // NewModelWatcher returns a ModelWatcher that loads networks from store
 // into set. defaults returns the shipped weights of a rules key (package
 // weights' Load), failing with an error that wraps fs.ErrNotExist when
-// none are shipped; it may be nil when nothing is shipped. logger receives
-// a line for every network loaded or refused.
-func NewModelWatcher(store *persistence.Store, set *nn.Set, defaults func(rules string) ([]byte, error), logger *slog.Logger) *ModelWatcher {
+// none are shipped; it may be nil when nothing is shipped. boards are the
+// rules keys that must have a network (the bot's preset boards). logger
+// receives a line for every network loaded or refused.
+func NewModelWatcher(store *persistence.Store, set *nn.Set, defaults func(rules string) ([]byte, error), boards []string, logger *slog.Logger) *ModelWatcher {
 	if defaults == nil {
 		defaults = func(rules string) ([]byte, error) {
-			return nil, fmt.Errorf("bot: no shipped weights for %s: %w", rules, fs.ErrNotExist)
+			return nil, fmt.Errorf("retrain: no shipped weights for %s: %w", rules, fs.ErrNotExist)
 		}
 	}
-	return &ModelWatcher{store: store, set: set, defaults: defaults, log: logger, held: map[string]int64{}}
+	return &ModelWatcher{store: store, set: set, defaults: defaults, boards: slices.Clone(boards), log: logger, held: map[string]int64{}}
 }
 
-// Load puts a network for every preset board into the set: the rules'
+// Load puts a network for every board it was given into the set: the rules'
 // current version in the model registry, else (none published, or the
 // current one unreadable) the shipped default. Rules with neither get no
 // network, and the neural levels refuse them. It returns the failures that
@@ -77,8 +79,8 @@ func NewModelWatcher(store *persistence.Store, set *nn.Set, defaults func(rules 
 // joined, after loading all it could; each is also logged.
 func (w *ModelWatcher) Load(ctx context.Context) error {
 	var errs []error
-	for _, p := range Presets() {
-		errs = append(errs, w.loadCurrent(ctx, p.Key, true))
+	for _, rules := range w.boards {
+		errs = append(errs, w.loadCurrent(ctx, rules, true))
 	}
 	return errors.Join(errs...)
 }
@@ -93,7 +95,7 @@ func (w *ModelWatcher) Run(ctx context.Context) {
 		events, err := w.store.SubscribeModels(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				w.log.Warn("bot: cannot subscribe to model events; retrying", "err", err, "in", subscribeRetry)
+				w.log.Warn("retrain: cannot subscribe to model events; retrying", "err", err, "in", subscribeRetry)
 			}
 			select {
 			case <-ctx.Done():
@@ -119,7 +121,7 @@ func (w *ModelWatcher) apply(ctx context.Context, ev persistence.ModelEvent) {
 		}
 	case persistence.ModelPublished, persistence.ModelRolledBack:
 		if ev.Version <= 0 || ev.Rules == "" {
-			w.log.Warn("bot: model event without rules or version ignored", "kind", ev.Kind, "rules", ev.Rules, "version", ev.Version)
+			w.log.Warn("retrain: model event without rules or version ignored", "kind", ev.Kind, "rules", ev.Rules, "version", ev.Version)
 			return
 		}
 		if w.heldVersion(ev.Rules) == ev.Version {
@@ -129,13 +131,10 @@ func (w *ModelWatcher) apply(ctx context.Context, ev persistence.ModelEvent) {
 	}
 }
 
-// watched returns the rules to look at on a resync: the presets and any
-// other rules the set holds.
+// watched returns the rules to look at on a resync: the boards it was
+// given and any other rules the set holds.
 func (w *ModelWatcher) watched() []string {
-	var out []string
-	for _, p := range Presets() {
-		out = append(out, p.Key)
-	}
+	out := slices.Clone(w.boards)
 	for _, r := range w.set.Rules() {
 		if !slices.Contains(out, r) {
 			out = append(out, r)
@@ -164,7 +163,7 @@ func (w *ModelWatcher) loadCurrent(ctx context.Context, rules string, fallback b
 		}
 		return nil
 	case err != nil:
-		w.log.Error("bot: cannot read the model registry", "rules", rules, "err", err)
+		w.log.Error("retrain: cannot read the model registry", "rules", rules, "err", err)
 		if fallback {
 			return errors.Join(err, w.loadDefault(rules))
 		}
@@ -185,7 +184,7 @@ func (w *ModelWatcher) loadCurrent(ctx context.Context, rules string, fallback b
 func (w *ModelWatcher) loadVersion(ctx context.Context, rules string, v int64, why string) error {
 	r, err := game.ParseRules(rules)
 	if err != nil {
-		err = fmt.Errorf("bot: model registry rules %q: %w", rules, err)
+		err = fmt.Errorf("retrain: model registry rules %q: %w", rules, err)
 		w.refused(rules, v, "registry", err)
 		return err
 	}
@@ -210,7 +209,7 @@ func (w *ModelWatcher) loadVersion(ctx context.Context, rules string, v int64, w
 	w.set.Put(n, m)
 	w.held[rules] = v
 	w.mu.Unlock()
-	w.log.Info("bot: model live", "rules", rules, "source", "registry", "version", v, "why", why,
+	w.log.Info("retrain: model live", "rules", rules, "source", "registry", "version", v, "why", why,
 		"created", pm.Created, "sha256", pm.SHA256, "params", n.Params())
 	return nil
 }
@@ -219,11 +218,11 @@ func (w *ModelWatcher) loadVersion(ctx context.Context, rules string, v int64, w
 func (w *ModelWatcher) loadDefault(rules string) error {
 	r, err := game.ParseRules(rules)
 	if err != nil {
-		return fmt.Errorf("bot: shipped weights for %q: %w", rules, err)
+		return fmt.Errorf("retrain: shipped weights for %q: %w", rules, err)
 	}
 	blob, err := w.defaults(rules)
 	if errors.Is(err, fs.ErrNotExist) {
-		w.log.Info("bot: no network for these rules: none published, none shipped", "rules", rules)
+		w.log.Info("retrain: no network for these rules: none published, none shipped", "rules", rules)
 		return nil
 	}
 	if err == nil {
@@ -237,7 +236,7 @@ func (w *ModelWatcher) loadDefault(rules string) error {
 			w.set.Put(n, m)
 			w.held[rules] = 0
 			w.mu.Unlock()
-			w.log.Info("bot: model live", "rules", rules, "source", "shipped", "version", m.Version, "params", n.Params())
+			w.log.Info("retrain: model live", "rules", rules, "source", "shipped", "version", m.Version, "params", n.Params())
 			return nil
 		}
 	}
@@ -262,6 +261,6 @@ func (w *ModelWatcher) refused(rules string, v int64, source string, err error) 
 			live = m.Version
 		}
 	}
-	w.log.Error("bot: model refused ("+reason+"); the live model stays", "rules", rules, "source", source,
+	w.log.Error("retrain: model refused ("+reason+"); the live model stays", "rules", rules, "source", source,
 		"version", v, "live", live, "err", err)
 }

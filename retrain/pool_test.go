@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // TestRunYieldsToPlayers runs a retrain on a one-worker AI queue: the run

@@ -1,11 +1,11 @@
-package bot_test
+package retrain_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -15,66 +15,16 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/ai/nn/nntest"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
-// tinyBlob returns the weights file of a small random network for rules,
-// with the given version in its metadata.
-func tinyBlob(t testing.TB, rules string, seed uint64, version string) []byte {
-	t.Helper()
-	n, err := nn.New(nn.Arch{Rules: rules, Hidden: []int{4}}, rand.New(rand.NewPCG(seed, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blob, err := nn.Marshal(n, nn.Meta{Version: version, Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return blob
-}
-
-// shipped returns a defaults function that ships tiny networks for the
-// given rules only.
-func shipped(t testing.TB, rules ...string) func(string) ([]byte, error) {
-	blobs := map[string][]byte{}
-	for i, r := range rules {
-		blobs[r] = tinyBlob(t, r, uint64(100+i), "shipped-test")
-	}
-	return func(r string) ([]byte, error) {
-		if b, ok := blobs[r]; ok {
-			return b, nil
-		}
-		return nil, fmt.Errorf("weights: %s: %w", r, fs.ErrNotExist)
-	}
-}
-
-// liveVersion returns the version of rules' network in set, "" if none.
-func liveVersion(set *nn.Set, rules string) string {
-	r, err := game.ParseRules(rules)
-	if err != nil {
-		return "bad rules " + rules
-	}
-	m, ok := set.Meta(r)
-	if !ok {
-		return ""
-	}
-	return m.Version
-}
-
-// waitVersion waits until set's network for rules has version want.
-func waitVersion(t *testing.T, ctx context.Context, set *nn.Set, rules, want string) {
-	t.Helper()
-	for liveVersion(set, rules) != want {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s network is %q, want %q", rules, liveVersion(set, rules), want)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
+// presets are the bot's preset boards (bot.PresetKeys), which the watcher
+// keeps networks for.
+var presets = []string{"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "4x3xox"}
 
 // TestModelWatcherLoad checks where Load takes each preset's network
 // from: the registry's current version, else the shipped default, else
@@ -82,24 +32,24 @@ func waitVersion(t *testing.T, ctx context.Context, set *nn.Set, rules, want str
 // with a logged error.
 func TestModelWatcherLoad(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	srv := redistest.Start(t)
 	store := persistence.New(redistest.Client(t, srv), persistence.Options{})
-	if _, err := store.PublishModel(ctx, "4x4k4", persistence.ModelMeta{}, tinyBlob(t, "4x4k4", 1, "job")); err != nil {
+	if _, err := store.PublishModel(ctx, "4x4k4", persistence.ModelMeta{}, nntest.TinyBlob(t, "4x4k4", 1, "job")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.PublishModel(ctx, "5x5k4", persistence.ModelMeta{}, []byte("not a weights file")); err != nil {
 		t.Fatal(err)
 	}
-	m, err := store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, tinyBlob(t, "4x4k3", 2, "job"))
+	m, err := store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, nntest.TinyBlob(t, "4x4k3", 2, "job"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	damage(t, ctx, redistest.Client(t, srv), "4x4k3", m.Version)
 	logs := &syncBuffer{}
 	set := nn.NewSet()
-	w := bot.NewModelWatcher(store, set, shipped(t, "3x3k3", "5x5k4"), slog.New(slog.NewTextHandler(logs, nil)))
+	w := retrain.NewModelWatcher(store, set, nntest.Shipped(t, "3x3k3", "5x5k4"), presets, slog.New(slog.NewTextHandler(logs, nil)))
 	err = w.Load(ctx)
 	if err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("Load = %v, want the corrupt 5x5k4 registry blob reported", err)
@@ -111,15 +61,15 @@ func TestModelWatcherLoad(t *testing.T) {
 		{"4x4k3", ""},             // published but damaged, none shipped
 		{"5x5k5", ""},             // neither
 	} {
-		if got := liveVersion(set, tc.rules); got != tc.want {
+		if got := nntest.LiveVersion(set, tc.rules); got != tc.want {
 			t.Errorf("%s: version %q, want %q", tc.rules, got, tc.want)
 		}
 	}
-	if v, ok := bot.RegistryVersion(must(set.Meta(game.Classic()))); ok || v != 0 {
+	if v, ok := retrain.RegistryVersion(must(set.Meta(game.Classic()))); ok || v != 0 {
 		t.Errorf("RegistryVersion of a shipped model = %d, %v", v, ok)
 	}
 	r44, _ := game.ParseRules("4x4k4")
-	if v, ok := bot.RegistryVersion(must(set.Meta(r44))); !ok || v != 1 {
+	if v, ok := retrain.RegistryVersion(must(set.Meta(r44))); !ok || v != 1 {
 		t.Errorf("RegistryVersion of redis-1 = %d, %v", v, ok)
 	}
 	if l := logs.String(); !strings.Contains(l, "model refused (corrupt or truncated); the live model stays") || !strings.Contains(l, "rules=5x5k4") {
@@ -157,7 +107,7 @@ func must[T any](v T, ok bool) T {
 // network stays; a resync after missed events catches up.
 func TestModelWatcherRun(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	srv := redistest.Start(t)
 	rdb := redistest.Client(t, srv)
@@ -165,7 +115,7 @@ func TestModelWatcherRun(t *testing.T) {
 	other := persistence.New(redistest.Client(t, srv), persistence.Options{}) // another process
 	logs := &syncBuffer{}
 	set := nn.NewSet()
-	w := bot.NewModelWatcher(store, set, shipped(t, "3x3k3"), slog.New(slog.NewTextHandler(logs, nil)))
+	w := retrain.NewModelWatcher(store, set, nntest.Shipped(t, "3x3k3"), presets, slog.New(slog.NewTextHandler(logs, nil)))
 	if err := w.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -185,14 +135,14 @@ func TestModelWatcherRun(t *testing.T) {
 		}
 		return m.Version
 	}
-	publish(tinyBlob(t, "3x3k3", 2, "job"))
-	waitVersion(t, ctx, set, "3x3k3", "redis-1")
-	publish(tinyBlob(t, "3x3k3", 3, "job"))
-	waitVersion(t, ctx, set, "3x3k3", "redis-2")
+	publish(nntest.TinyBlob(t, "3x3k3", 2, "job"))
+	nntest.WaitVersion(t, ctx, set, "3x3k3", "redis-1")
+	publish(nntest.TinyBlob(t, "3x3k3", 3, "job"))
+	nntest.WaitVersion(t, ctx, set, "3x3k3", "redis-2")
 	if _, err := other.RollbackModel(ctx, "3x3k3"); err != nil {
 		t.Fatal(err)
 	}
-	waitVersion(t, ctx, set, "3x3k3", "redis-1")
+	nntest.WaitVersion(t, ctx, set, "3x3k3", "redis-1")
 
 	// refused waits for one more refusal in the logs and checks that the
 	// live version is still want.
@@ -207,7 +157,7 @@ func TestModelWatcherRun(t *testing.T) {
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
-		if got := liveVersion(set, "3x3k3"); got != want {
+		if got := nntest.LiveVersion(set, "3x3k3"); got != want {
 			t.Fatalf("%s: live version %q after a refused blob, want %s kept", name, got, want)
 		}
 		if l := logs.String(); !strings.Contains(l, why) {
@@ -217,12 +167,12 @@ func TestModelWatcherRun(t *testing.T) {
 	refused("garbage", "redis-1", "corrupt or truncated", func() {
 		publish([]byte("\x10\x00\x00\x00\x00\x00\x00\x00{not json}"))
 	})
-	refused("truncated", "redis-1", "corrupt or truncated", func() { publish(tinyBlob(t, "3x3k3", 4, "job")[:100]) })
-	refused("other rules", "redis-1", "for other rules or another network shape", func() { publish(tinyBlob(t, "4x4k4", 5, "job")) })
+	refused("truncated", "redis-1", "corrupt or truncated", func() { publish(nntest.TinyBlob(t, "3x3k3", 4, "job")[:100]) })
+	refused("other rules", "redis-1", "for other rules or another network shape", func() { publish(nntest.TinyBlob(t, "4x4k4", 5, "job")) })
 	// A good version, then a rollback to a kept version whose stored blob
 	// was damaged (it fails the registry's checksum).
-	good := publish(tinyBlob(t, "3x3k3", 7, "job"))
-	waitVersion(t, ctx, set, "3x3k3", fmt.Sprintf("redis-%d", good))
+	good := publish(nntest.TinyBlob(t, "3x3k3", 7, "job"))
+	nntest.WaitVersion(t, ctx, set, "3x3k3", fmt.Sprintf("redis-%d", good))
 	damage(t, ctx, rdb, "3x3k3", good-1)
 	refused("checksum", fmt.Sprintf("redis-%d", good), "corrupt or truncated", func() {
 		if _, err := other.RollbackModel(ctx, "3x3k3"); err != nil {
@@ -232,13 +182,13 @@ func TestModelWatcherRun(t *testing.T) {
 
 	// A version published while nobody listened is picked up by a resync:
 	// here a second watcher starts after the publish.
-	v := publish(tinyBlob(t, "3x3k3", 6, "job"))
-	waitVersion(t, ctx, set, "3x3k3", fmt.Sprintf("redis-%d", v))
+	v := publish(nntest.TinyBlob(t, "3x3k3", 6, "job"))
+	nntest.WaitVersion(t, ctx, set, "3x3k3", fmt.Sprintf("redis-%d", v))
 	set2 := nn.NewSet()
-	w2 := bot.NewModelWatcher(store, set2, nil, slog.New(slog.NewTextHandler(logs, nil)))
+	w2 := retrain.NewModelWatcher(store, set2, nil, presets, slog.New(slog.NewTextHandler(logs, nil)))
 	running.Go(func() { w2.Run(runCtx) })
-	waitVersion(t, ctx, set2, "3x3k3", fmt.Sprintf("redis-%d", v))
-	if got := liveVersion(set2, "4x4k4"); got != "" {
+	nntest.WaitVersion(t, ctx, set2, "3x3k3", fmt.Sprintf("redis-%d", v))
+	if got := nntest.LiveVersion(set2, "4x4k4"); got != "" {
 		t.Fatalf("4x4k4 in the second set: %q, want none (nothing shipped)", got)
 	}
 }
@@ -251,7 +201,7 @@ func ExampleModelWatcher() {
 	store := persistence.New(redis.NewClient(&redis.Options{Addr: "localhost:6379"}), persistence.Options{})
 	set := nn.NewSet()
 	noneShipped := func(rules string) ([]byte, error) { return nil, fmt.Errorf("%s: %w", rules, fs.ErrNotExist) }
-	w := bot.NewModelWatcher(store, set, noneShipped, slog.Default()) // weights.Load in production
+	w := retrain.NewModelWatcher(store, set, noneShipped, []string{"3x3k3", "4x4k4"}, slog.Default()) // weights.Load in production
 	if err := w.Load(ctx); err != nil {
 		slog.Warn("some networks did not load", "err", err) // the others play
 	}
@@ -260,5 +210,23 @@ func ExampleModelWatcher() {
 	levels := ai.NewRegistry()
 	levels.Register(ai.NeuralLevel(set))
 	levels.Register(ai.HumanlikeLevel(set))
-	_ = bot.Deps{Store: store, Levels: levels, Models: set} // and the other dependencies
+	_ = levels // bot.Deps{Store: store, Levels: levels, Models: set, ...}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

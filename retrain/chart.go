@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/tttbot/ttt-bot/ai/nn"
-	"github.com/tttbot/ttt-bot/bot/chart"
+	"github.com/tttbot/ttt-bot/chart"
 )
 
 // Chart geometry, in pixels. Each plot is framed by the rectangle

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // A new game asks Admit first; each AI move then runs with a slot of the

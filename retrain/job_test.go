@@ -18,10 +18,10 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
-	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // Keys as persistence/keys.go builds them with the default prefix, for

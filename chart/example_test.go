@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"image/png"
 
-	"github.com/tttbot/ttt-bot/bot/chart"
+	"github.com/tttbot/ttt-bot/chart"
 )
 
 // Values draws a reviewed game: here a 3x3 game where O answers the centre

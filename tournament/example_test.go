@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/tttbot/ttt-bot/bot/tournament"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // A Swiss of five: pair a round, play it, record the results, and again;

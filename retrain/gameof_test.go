@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // TestGameOf: a side counts as human only when a user played it without

@@ -6,7 +6,7 @@ import (
 	"image/png"
 
 	"github.com/tttbot/ttt-bot/ai/nn"
-	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // Chart draws a report's training curves; the bot attaches the PNG to its

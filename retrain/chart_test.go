@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tttbot/ttt-bot/ai/nn"
-	"github.com/tttbot/ttt-bot/bot/chart"
+	"github.com/tttbot/ttt-bot/chart"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

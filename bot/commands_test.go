@@ -20,7 +20,7 @@ func TestCommandsGolden(t *testing.T) {
 	if strings.Contains(string(got), "[[") {
 		t.Errorf("a command text is missing from the catalog:\n%s", got)
 	}
-	golden(t, "commands.json", got)
+	goldenFile(t, "commands.json", got)
 }
 
 func TestCommandsLimits(t *testing.T) {

@@ -105,7 +105,7 @@ func TestE2ERetryAIReply(t *testing.T) {
 // and the give-up is logged and counted.
 func TestE2EDuelSurvivesFailedEdit(t *testing.T) {
 	t.Parallel()
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(11, 12)), DuelStep: 5 * time.Millisecond,
 		RetryPause: time.Millisecond, Metrics: bot.NewMetrics(reg)})
 	e.sweeper(time.Hour)

@@ -76,7 +76,7 @@ func (h *Health) Ready(w http.ResponseWriter, r *http.Request) {
 
 // OpsHandler serves the operations endpoints: /healthz and /readyz from h
 // and /metrics from reg (omitted if reg is nil).
-func OpsHandler(h *Health, reg *Registry) http.Handler {
+func OpsHandler(h *Health, reg *MetricRegistry) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", h.Live)
 	mux.HandleFunc("GET /readyz", h.Ready)

@@ -17,7 +17,7 @@ type pinger struct{ err error }
 func (p pinger) Ping(context.Context) error { return p.err }
 
 func TestOpsHandler(t *testing.T) {
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	bot.NewMetrics(reg)
 	up, down := bot.NewHealth(pinger{}, 0), bot.NewHealth(pinger{errors.New("connection refused")}, 0)
 	draining := bot.NewHealth(pinger{}, 0)
@@ -41,7 +41,7 @@ func TestOpsHandler(t *testing.T) {
 		{"not ready when draining", draining, "GET", "/readyz", 503, "shutting down"},
 		{"not ready while a check fails", gatewayDown, "GET", "/readyz", 503, "gateway: shard 1 of 4 not connected"},
 		{"ready when the check passes", gatewayUp, "GET", "/readyz", 200, "ok"},
-		{"metrics", up, "GET", "/metrics", 200, "# TYPE ttt_interactions_total counter"},
+		{"metrics", up, "GET", "/metrics", 200, "# TYPE ttt_ai_workers gauge"},
 		{"no POST", up, "POST", "/healthz", 405, ""},
 		{"unknown path", up, "GET", "/", 404, ""},
 	} {

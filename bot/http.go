@@ -135,13 +135,18 @@ func ParsePublicKey(s string) (ed25519.PublicKey, error) {
 // ServeHTTP answers one request of Discord's.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := e.now()
-	status, kind := e.serve(w, r)
+	var counted sync.WaitGroup // Shutdown waits for the answer to be counted too
+	status, kind := e.serve(w, r, &counted)
 	e.metrics.httpAnswer(status, kind, e.now().Sub(start))
+	counted.Done()
 }
 
 // serve answers a request and returns the status and the kind of answer
 // for the metrics.
-func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request) (int, string) {
+// An interaction it hands to the Bot is in flight (Shutdown waits for
+// it) until the Bot is done and, through request, the answer counted.
+func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request, request *sync.WaitGroup) (int, string) {
+	request.Add(1)
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return refuse(w, http.StatusMethodNotAllowed, "method not allowed")
@@ -171,8 +176,12 @@ func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request) (int, string) {
 		e.mu.Unlock()
 		return refuse(w, http.StatusServiceUnavailable, "shutting down")
 	}
-	e.inflight.Add(1)
+	e.inflight.Add(2) // the Bot's handling and this request
 	e.mu.Unlock()
+	go func() {
+		request.Wait()
+		e.inflight.Done()
+	}()
 	slot := e.dc.expect(ic.Interaction)
 	done := make(chan struct{})
 	go e.handle(r.Context(), &ic, done)

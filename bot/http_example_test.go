@@ -21,7 +21,7 @@ import (
 func ExampleNewEndpoint() {
 	serve := func(ctx context.Context, ses *discordgo.Session, store *persistence.Store, cat *bot.Catalog,
 		signer *bot.Signer, pub ed25519.PublicKey, log *slog.Logger) error {
-		metrics := bot.NewMetrics(bot.NewRegistry())
+		metrics := bot.NewMetrics(bot.NewMetricRegistry())
 		b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(ses), Store: store, Levels: ai.NewRegistry(),
 			Catalog: cat, Signer: signer, Logger: log, AppID: "123"}, bot.Options{Metrics: metrics})
 		if err != nil {

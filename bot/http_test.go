@@ -92,7 +92,7 @@ func (e *e2e) startHTTPProc(k int, opts bot.Options, eo bot.EndpointOptions) (*h
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
 	p := &httpProc{metrics: opts.Metrics}
 	if p.metrics == nil {
-		p.metrics = bot.NewMetrics(bot.NewRegistry())
+		p.metrics = bot.NewMetrics(bot.NewMetricRegistry())
 	}
 	opts.Metrics = p.metrics
 	levels := ai.NewRegistry()

@@ -43,7 +43,7 @@ func TestRenderGameLimitsGolden(t *testing.T) {
 				if !strings.Contains(d.Content, " 3 ") {
 					t.Errorf("%q does not say the limit", d.Content)
 				}
-				golden(t, tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"sync/atomic"
@@ -28,10 +27,10 @@ func latencyBuckets() []float64 {
 	return []float64{.005, .01, .025, .05, .1, .25, .5, 1, 1.5, 2, 3, 5, 10, 30}
 }
 
-// Metrics are the bot's metrics, registered in one Registry. A nil
+// Metrics are the bot's metrics, registered in one MetricRegistry. A nil
 // *Metrics records nothing, so a Bot without metrics pays nothing.
 type Metrics struct {
-	reg          *Registry
+	reg          *MetricRegistry
 	interactions *Counter
 	latency      *Histogram
 	inFlight     *Gauge
@@ -71,9 +70,9 @@ type Metrics struct {
 //	ttt_boards_undelivered                        games whose board may not be on screen, all processes
 //	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
 //	ttt_ai_queue_length, ttt_ai_queue_reserved    AI work waiting, games admitted
-//	go_goroutines, go_memstats_heap_inuse_bytes,
+//	go_*, process_* (the standard collectors),
 //	go_gc_heap_live_bytes                         the process
-func NewMetrics(reg *Registry) *Metrics {
+func NewMetrics(reg *MetricRegistry) *Metrics {
 	m := newMetrics(reg)
 	stat := func(f func(sched.Stats) float64) func() float64 {
 		return func() float64 {
@@ -88,23 +87,10 @@ func NewMetrics(reg *Registry) *Metrics {
 	reg.GaugeFunc("ttt_ai_workers_busy", "Workers of the AI queue running a job now.", stat(func(s sched.Stats) float64 { return float64(s.Running) }))
 	reg.GaugeFunc("ttt_ai_queue_length", "AI work waiting for a worker, all classes.", stat(func(s sched.Stats) float64 { return float64(s.Waiting()) }))
 	reg.GaugeFunc("ttt_ai_queue_reserved", "New heavy games admitted whose first AI move is not queued yet.", stat(func(s sched.Stats) float64 { return float64(s.Reserved) }))
-	reg.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
-	reg.GaugeFunc("go_memstats_heap_inuse_bytes", "Bytes in in-use heap spans.", heapInUse)
+	// go_goroutines and go_memstats_heap_inuse_bytes come from the Go
+	// collector of the registry.
 	reg.GaugeFunc("go_gc_heap_live_bytes", "Heap bytes marked live by the last garbage collection.", heapLive)
 	return m
-}
-
-// heapInUse reads the heap's in-use bytes without stopping the world.
-func heapInUse() float64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	metrics.Read(s)
-	var n float64
-	for _, v := range s {
-		if v.Value.Kind() == metrics.KindUint64 {
-			n += float64(v.Value.Uint64())
-		}
-	}
-	return n
 }
 
 // heapLive reads the heap the last collection found live: unlike
@@ -119,7 +105,7 @@ func heapLive() float64 {
 }
 
 // newMetrics registers the metrics that are not functions.
-func newMetrics(reg *Registry) *Metrics {
+func newMetrics(reg *MetricRegistry) *Metrics {
 	return &Metrics{
 		reg: reg,
 		interactions: reg.Counter("ttt_interactions_total",
@@ -235,8 +221,8 @@ func (m *Metrics) undelivered(n int64) {
 	m.backlog.Set(float64(n))
 }
 
-// Registry returns the Registry the metrics live in.
-func (m *Metrics) Registry() *Registry { return m.reg }
+// Registry returns the MetricRegistry the metrics live in.
+func (m *Metrics) Registry() *MetricRegistry { return m.reg }
 
 // begin counts an interaction in flight and returns the function that
 // records its end.

@@ -66,7 +66,7 @@ func TestRenderPrivacyGolden(t *testing.T) {
 				if strings.Contains(d.Content, "[[") || strings.Contains(d.Content, "{") {
 					t.Errorf("a key or placeholder is missing: %q", d.Content)
 				}
-				golden(t, name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}

@@ -204,7 +204,7 @@ func TestRetrainGolden(t *testing.T) {
 				t.Errorf("a text is missing:\n%s", got)
 			}
 			if slices.Contains(goldenLocales, loc) || slices.Contains(l10nLocales, loc) {
-				golden(t, "retrain."+string(loc)+".json", got)
+				goldenFile(t, "retrain."+string(loc)+".json", got)
 			}
 		})
 	}
@@ -341,7 +341,7 @@ func TestModelGolden(t *testing.T) {
 				t.Errorf("a text is missing:\n%s", got)
 			}
 			if slices.Contains(goldenLocales, loc) {
-				golden(t, "model."+string(loc)+".json", got)
+				goldenFile(t, "model."+string(loc)+".json", got)
 			}
 		})
 	}

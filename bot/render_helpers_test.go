@@ -3,30 +3,16 @@ package bot
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
-// The -update flag rewrites golden files. Another test file of the package
-// may define it first, so look before defining.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-	return true
-}()
-
-// updating reports whether -update was given.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// updating reports whether -update was given (package golden's flag).
+func updating() bool { return golden.Updating() }
 
 // testKey is the HMAC key of the tests' Signer.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
@@ -91,24 +77,8 @@ func wireJSON(t testing.TB, v any) []byte {
 	return out.Bytes()
 }
 
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, rewriting it under -update.
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Equal(t, name, got)
 }

@@ -105,7 +105,7 @@ func TestRenderHistoryGolden(t *testing.T) {
 				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
 					t.Error("a history is not private")
 				}
-				golden(t, "history-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, "history-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}
@@ -155,7 +155,7 @@ func TestRenderReplayGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, "replay-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+				goldenFile(t, "replay-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
 			})
 		}
 	}
@@ -194,7 +194,7 @@ func TestRenderReviewGolden(t *testing.T) {
 				if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
 					t.Errorf("the chart is not a PNG: %v", err)
 				}
-				golden(t, "review-"+gc.name+"."+string(loc)+".json", wireJSON(t, d.Embeds))
+				goldenFile(t, "review-"+gc.name+"."+string(loc)+".json", wireJSON(t, d.Embeds))
 			})
 		}
 	}
@@ -252,7 +252,7 @@ func TestRenderHintGolden(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(string(loc)+"/"+tc.name, func(t *testing.T) {
 				d := checked(t, r.Hint(loc, pos, tc.h))
-				golden(t, "hint-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, "hint-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}
@@ -286,13 +286,13 @@ func TestRenderPuzzleGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, "puzzle-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+				goldenFile(t, "puzzle-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
 			})
 		}
 		t.Run(string(loc)+"/leaderboard", func(t *testing.T) {
 			d := r.PuzzleLeaderboard(loc, []persistence.PuzzleStanding{{User: alice, Solved: 12, Streak: 4}, {User: bob, Solved: 3}})
-			golden(t, "puzzle-leaderboard."+string(loc)+".json", wireJSON(t, checked(t, d)))
-			golden(t, "puzzle-leaderboard-empty."+string(loc)+".json", wireJSON(t, checked(t, r.PuzzleLeaderboard(loc, nil))))
+			goldenFile(t, "puzzle-leaderboard."+string(loc)+".json", wireJSON(t, checked(t, d)))
+			goldenFile(t, "puzzle-leaderboard-empty."+string(loc)+".json", wireJSON(t, checked(t, r.PuzzleLeaderboard(loc, nil))))
 		})
 	}
 }

@@ -87,7 +87,7 @@ func TestRenderBoardGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Board: %v", err)
 			}
-			golden(t, "board-"+tc.name+".json", wireJSON(t, d))
+			goldenFile(t, "board-"+tc.name+".json", wireJSON(t, d))
 		})
 	}
 }
@@ -111,20 +111,20 @@ func TestRenderLocalesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "board-"+win.name+"."+string(loc)+".json", wireJSON(t, d))
+			goldenFile(t, "board-"+win.name+"."+string(loc)+".json", wireJSON(t, d))
 			c, err := r.Challenge(loc, challengeDirect(t), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "challenge-direct."+string(loc)+".json", wireJSON(t, c))
-			golden(t, "help."+string(loc)+".json", wireJSON(t, r.Help(loc)))
+			goldenFile(t, "challenge-direct."+string(loc)+".json", wireJSON(t, c))
+			goldenFile(t, "help."+string(loc)+".json", wireJSON(t, r.Help(loc)))
 			var stats []string
 			for _, n := range []int64{1, 2, 5, 21, 22, 1500} {
 				st := persistence.Stats{User: alice, Guild: "42", Games: n, Tally: persistence.Tally{Wins: n - 1, Draws: 1},
 					Rating: 1234.6, Rated: n, VsAI: map[string]persistence.Tally{"perfect": {Losses: n}}}
 				stats = append(stats, checked(t, r.Stats(loc, st)).Content)
 			}
-			golden(t, "stats-plurals."+string(loc)+".json", wireJSON(t, stats))
+			goldenFile(t, "stats-plurals."+string(loc)+".json", wireJSON(t, stats))
 		})
 	}
 }
@@ -169,7 +169,7 @@ func TestRenderChallengeGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Challenge: %v", err)
 			}
-			golden(t, "challenge-"+tc.name+".json", wireJSON(t, d))
+			goldenFile(t, "challenge-"+tc.name+".json", wireJSON(t, d))
 		})
 	}
 }
@@ -198,16 +198,16 @@ func TestRenderStoreUnavailableGolden(t *testing.T) {
 			if d.Content == r.cat.Text(loc, KeyInternal) || strings.Contains(d.Content, "127.0.0.1") {
 				t.Errorf("the answer %q is the generic one, or shows the cause", d.Content)
 			}
-			golden(t, "reply-store-unavailable."+string(loc)+".json", wireJSON(t, d))
+			goldenFile(t, "reply-store-unavailable."+string(loc)+".json", wireJSON(t, d))
 		})
 	}
 }
 
 func TestRenderRepliesGolden(t *testing.T) {
 	r := testRenderer(t)
-	golden(t, "reply-not-your-turn.json", wireJSON(t, r.Reply(DefaultLocale, KeyNotYourTurn)))
-	golden(t, "reply-error-forged.json", wireJSON(t, r.Error(DefaultLocale, ErrForgedCustomID)))
-	golden(t, "help.en-US.json", wireJSON(t, r.Help(DefaultLocale)))
+	goldenFile(t, "reply-not-your-turn.json", wireJSON(t, r.Reply(DefaultLocale, KeyNotYourTurn)))
+	goldenFile(t, "reply-error-forged.json", wireJSON(t, r.Error(DefaultLocale, ErrForgedCustomID)))
+	goldenFile(t, "help.en-US.json", wireJSON(t, r.Help(DefaultLocale)))
 }
 
 // allMessages renders every case in every locale, plus every reply key.
@@ -463,11 +463,11 @@ func statsMessages(t *testing.T, loc discordgo.Locale) map[string]*discordgo.Int
 
 func TestRenderStatsGolden(t *testing.T) {
 	for name, d := range statsMessages(t, DefaultLocale) {
-		golden(t, name+".json", wireJSON(t, d))
+		goldenFile(t, name+".json", wireJSON(t, d))
 	}
 	for name, d := range statsMessages(t, discordgo.Greek) {
 		if name == "stats" {
-			golden(t, name+".el.json", wireJSON(t, d))
+			goldenFile(t, name+".el.json", wireJSON(t, d))
 		}
 	}
 	for _, loc := range testCatalog(t).Locales() {

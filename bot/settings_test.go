@@ -126,11 +126,11 @@ func TestRenderSettingsGolden(t *testing.T) {
 				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
 					t.Error("settings are not private")
 				}
-				golden(t, "settings-"+name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+				goldenFile(t, "settings-"+name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
 			}
-			golden(t, "settings-changed."+string(loc)+".json", wireJSON(t, checked(t, r.SettingChanged(loc, SettingChannels, custom))))
-			golden(t, "log."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, entries))))
-			golden(t, "log-empty."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, nil))))
+			goldenFile(t, "settings-changed."+string(loc)+".json", wireJSON(t, checked(t, r.SettingChanged(loc, SettingChannels, custom))))
+			goldenFile(t, "log."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, entries))))
+			goldenFile(t, "log-empty."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, nil))))
 		})
 	}
 }

@@ -6,34 +6,17 @@ import (
 	"fmt"
 	"image/png"
 	"math/bits"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/tttbot/ttt-bot/internal/golden"
 )
 
-// golden compares a picture with testdata/name.png pixel by pixel (so a
-// change of the PNG encoder's compression does not matter), rewriting the
-// file first with -update.
+// golden compares a PNG with testdata/name.png pixel by pixel, rewriting
+// the file first with -update (package golden).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".png")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	g, w := decode(t, got), decode(t, want)
-	if g.Bounds() != w.Bounds() || !bytes.Equal(g.Pix, w.Pix) {
-		t.Fatalf("the picture differs from %s; if the change is intended, run with -update and look at the file", path)
-	}
+	goldenfile.EqualPNG(t, name+".png", got)
 }
 
 // seedOrder returns the seeds of a bracket of size places (a power of two

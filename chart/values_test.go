@@ -3,15 +3,12 @@ package chart
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"image"
 	"image/png"
 	"math"
 	"math/rand/v2"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // game3x3 is a classic game, solved throughout: O answers the centre on an
 // edge (a blunder: X now wins), X lets the win go to a draw (a mistake),

@@ -2,20 +2,16 @@ package retrain
 
 import (
 	"bytes"
-	"flag"
 	"image"
 	"image/png"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/chart"
+	goldenfile "github.com/tttbot/ttt-bot/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // chartReport is a fixed report with smooth synthetic curves over
 // epochs epochs, with validation figures if valid.
@@ -148,28 +144,11 @@ func chartCases() []struct {
 	}
 }
 
-// golden compares a PNG with testdata/name.png pixel by pixel (so a
-// change of the PNG encoder's compression does not matter), rewriting the
-// file first with -update.
+// golden compares a PNG with testdata/name.png pixel by pixel, rewriting
+// the file first with -update (package golden).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".png")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	g, w := decode(t, got), decode(t, want)
-	if g.Bounds() != w.Bounds() || !bytes.Equal(g.Pix, w.Pix) {
-		t.Fatalf("the chart differs from %s; if the change is intended, run with -update and look at the file", path)
-	}
+	goldenfile.EqualPNG(t, name+".png", got)
 }
 
 // TestChartGolden compares the charts of chartCases with the golden

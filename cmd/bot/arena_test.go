@@ -30,7 +30,7 @@ func TestArenaGolden(t *testing.T) {
 			if r.code != exitOK || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
-			golden(t, "arena-"+tt.name+".golden", "$ bot arena "+strings.Join(tt.args, " ")+"\n---\n"+r.stdout)
+			goldenText(t, "arena-"+tt.name+".golden", "$ bot arena "+strings.Join(tt.args, " ")+"\n---\n"+r.stdout)
 		})
 	}
 }

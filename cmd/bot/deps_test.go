@@ -39,6 +39,7 @@ func TestPackageGraph(t *testing.T) {
 		{tree: "ai", may: []string{"game"}},
 		{tree: "persistence", may: []string{"game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
 		{tree: "weights"},
+		{tree: "internal"}, // test support (golden files): the standard library only
 		{tree: "tournament"},
 		{tree: "sched"},
 		{tree: "chart"},

@@ -293,7 +293,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		log.Info("serve: Discord API redirected", "url", cfg.apiURL.String())
 	}
 	// Every call to Discord is counted by route kind and outcome.
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	ses.Client = bot.CountDiscordCalls(ses.Client, reg)
 	if err := resolveApplication(ctx, &cfg, ses, log, d.backoff); err != nil {
 		return err

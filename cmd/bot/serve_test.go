@@ -319,7 +319,7 @@ func TestServeHelp(t *testing.T) {
 			t.Errorf(".env.example does not set %s", k)
 		}
 	}
-	golden(t, "help-serve.golden", r.stdout)
+	goldenText(t, "help-serve.golden", r.stdout)
 }
 
 // stopServe cancels serve's context and waits (until wctx ends) for serve

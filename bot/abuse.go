@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -224,8 +225,8 @@ func (b *Bot) checkOpponent(ctx context.Context, c *call, guild, challenger, opp
 // checkJoin refuses a click on Join (action) of an open challenge by
 // challenger when either has blocked the other: KeyCantPlay, which does
 // not say why, to the one blocked; KeyYouBlocked to the one who blocked.
-func (b *Bot) checkJoin(ctx context.Context, c *call, action Action, challenger string) error {
-	if action != ActionJoin {
+func (b *Bot) checkJoin(ctx context.Context, c *call, action customid.Action, challenger string) error {
+	if action != customid.ActionJoin {
 		return nil
 	}
 	theyBlock, youBlock, err := b.store.BlockedBetween(ctx, challenger, c.user)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -118,7 +119,7 @@ func (b *Bot) endGames(ctx context.Context, c *call) error {
 // and rules and the sides swapped: against an AI it starts at once, between
 // two people it is a challenge to the other player, and between two AIs it
 // is a new duel.
-func (b *Bot) rematch(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err

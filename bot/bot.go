@@ -17,6 +17,8 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
 	"github.com/tttbot/ttt-bot/sched"
@@ -49,11 +51,11 @@ type Deps struct {
 	Store *persistence.Store
 	// Levels are the AI levels offered by /ttt vs-ai.
 	Levels *ai.Registry
-	// Catalog holds the localised texts.
-	Catalog *Catalog
+	// i18n.Catalog holds the localised texts.
+	Catalog *i18n.Catalog
 	// Signer signs and checks the custom IDs of buttons; the Bot renders
 	// with it too, so the buttons it shows are the ones it accepts.
-	Signer *Signer
+	Signer *customid.Signer
 	// Logger receives the one log line per failed interaction (and debug
 	// lines for the others).
 	Logger *slog.Logger
@@ -143,8 +145,8 @@ type Bot struct {
 	store          *persistence.Store
 	levels         *ai.Registry
 	levelNames     []string
-	cat            *Catalog
-	signer         *Signer
+	cat            *i18n.Catalog
+	signer         *customid.Signer
 	render         *Renderer
 	log            *slog.Logger
 	appID          string
@@ -173,7 +175,7 @@ type Bot struct {
 func New(d Deps, o Options) (*Bot, error) {
 	switch {
 	case d.Discord == nil, d.Store == nil, d.Levels == nil, d.Catalog == nil, d.Signer == nil, d.Logger == nil:
-		return nil, fmt.Errorf("%w: Discord, Store, Levels, Catalog, Signer and Logger are required", ErrConfig)
+		return nil, fmt.Errorf("%w: Discord, Store, Levels, i18n.Catalog, customid.Signer and Logger are required", ErrConfig)
 	case d.AppID == "":
 		return nil, fmt.Errorf("%w: no application ID", ErrConfig)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -448,7 +449,7 @@ func (pc ParseContext) board() game.Rules {
 
 // ParseCommand turns the data of a slash-command interaction into a typed
 // Request. Bad, missing, duplicated or out-of-range options fail with a
-// *UserError that Catalog.Error shows in the user's locale; Discord's
+// *UserError that ErrorText shows in the user's locale; Discord's
 // client checks most of them already, so these mostly catch forged
 // requests and combinations the client cannot check (challenging yourself
 // or a bot, board and custom size together, a bad position). It never
@@ -791,7 +792,7 @@ func (o *options) game() (persistence.GameID, error) {
 		return "", err
 	}
 	s = strings.Trim(strings.TrimSpace(s), "`")
-	if !ok || !validGameID(s) || !snowflake(persistence.GameID(s).Channel()) {
+	if !ok || !customid.ValidGameID(s) || !customid.Snowflake(persistence.GameID(s).Channel()) {
 		return "", &UserError{Key: KeyBadGameID, Err: fmt.Errorf("bot: game option %q", s)}
 	}
 	return persistence.GameID(s), nil
@@ -838,23 +839,10 @@ func (o *options) user(name string) (string, bool, error) {
 		return "", ok, err
 	}
 	s, isStr := v.(string)
-	if !isStr || !snowflake(s) {
+	if !isStr || !customid.Snowflake(s) {
 		return "", false, optErr(name)
 	}
 	return s, true, nil
-}
-
-// snowflake reports whether s looks like a Discord ID: 1 to 20 digits.
-func snowflake(s string) bool {
-	if s == "" || len(s) > 20 {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // integer reads an integer option within [lo, hi]. Discord sends numbers

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -190,7 +191,7 @@ func (b *Bot) deliverSignup(ctx context.Context, o persistence.Owed, later func(
 		drop("the tournament has no sign-up message", nil)
 		return
 	}
-	v, verr := b.publicView(ctx, nil, t.Guild, DefaultLocale)
+	v, verr := b.publicView(ctx, nil, t.Guild, i18n.DefaultLocale)
 	if verr != nil {
 		b.log.Warn("bot: sign-up shown in its fallback language", "tournament", t.ID, "err", verr)
 	}
@@ -215,13 +216,13 @@ func (b *Bot) deliverSignup(ctx context.Context, o persistence.Owed, later func(
 // it twice) when it has none or its message was deleted.
 func (b *Bot) showOwed(ctx context.Context, s *persistence.Session) error {
 	if s.Message != "" {
-		err := b.editMessage(ctx, DefaultLocale, s, nil)
+		err := b.editMessage(ctx, i18n.DefaultLocale, s, nil)
 		var re *discordgo.RESTError
 		if !errors.As(err, &re) || re.Message == nil || re.Message.Code != discordgo.ErrCodeUnknownMessage || !s.Status.Live() {
 			return err
 		}
 	}
-	v, err := b.publicView(ctx, nil, s.Guild, DefaultLocale)
+	v, err := b.publicView(ctx, nil, s.Guild, i18n.DefaultLocale)
 	if err != nil {
 		b.log.Warn("bot: board posted in its fallback language and labels", "game", string(s.ID), "err", err)
 	}

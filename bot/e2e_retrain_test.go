@@ -20,6 +20,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/train"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -222,7 +223,7 @@ func (e *e2e) wantChartReport(m *fakediscord.Message, v int64) {
 		e.t.Fatalf("report has %d embeds, want 1", len(m.Embeds))
 	}
 	em := m.Embeds[0]
-	if want := e.cat.Text(bot.DefaultLocale, "retrain.promoted", "version", fmt.Sprint(v)); em.Description != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "retrain.promoted", "version", fmt.Sprint(v)); em.Description != want {
 		e.t.Fatalf("report says %q, want %q (fields %+v)", em.Description, want, em.Fields)
 	}
 	if em.Image == nil || em.Image.URL != "attachment://"+bot.ChartName {
@@ -268,8 +269,8 @@ func TestE2ERetrain(t *testing.T) {
 
 	// No network for 4x4: the neural level says so, and where it plays.
 	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "board", Value: "4x4k4"})
-	if want := e.cat.Text(bot.DefaultLocale, "error.no_model_boards", "level", e.cat.Text(bot.DefaultLocale, "level.neural"),
-		"rules", rulesText(t, e.cat, bot.DefaultLocale, "4x4k4"), "boards", rulesText(t, e.cat, bot.DefaultLocale, "3x3k3")); r.Message.Content != want || !r.Message.Ephemeral {
+	if want := e.cat.Text(i18n.DefaultLocale, "error.no_model_boards", "level", e.cat.Text(i18n.DefaultLocale, "level.neural"),
+		"rules", rulesText(t, e.cat, i18n.DefaultLocale, "4x4k4"), "boards", rulesText(t, e.cat, i18n.DefaultLocale, "3x3k3")); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("neural on 4x4 answered %q, want an ephemeral %q", r.Message.Content, want)
 	}
 
@@ -306,13 +307,13 @@ func TestE2ERetrain(t *testing.T) {
 
 	// The retrain: an answer at once, progress, then the report.
 	r, d := e.admin(alice, mod, bot.SubRetrain, force)
-	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
-	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
+	rules := e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
+	if want := e.cat.Text(i18n.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
 		t.Fatalf("retrain answered %q (ephemeral %v), want a public %q", r.Message.Content, r.Message.Ephemeral, want)
 	}
 	report := e.waitReport(d)
 	e.wantChartReport(report.Message, 1)
-	games := e.cat.Text(bot.DefaultLocale, "retrain.games", "games", e.cat.Plural(bot.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
+	games := e.cat.Text(i18n.DefaultLocale, "retrain.games", "games", e.cat.Plural(i18n.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
 	if f := report.Message.Embeds[0].Fields; len(f) == 0 || f[0].Value != games {
 		t.Fatalf("report fields %+v, want first %q", f, games)
 	}
@@ -361,7 +362,7 @@ func TestE2ERetrain(t *testing.T) {
 		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 	}
 	r, _ = e.admin(alice, mod, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
-	if want := e.cat.Text(bot.DefaultLocale, "model.no_rollback", "rules", rules); r.Message.Content != want || !r.Message.Ephemeral {
+	if want := e.cat.Text(i18n.DefaultLocale, "model.no_rollback", "rules", rules); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("second rollback answered %q, want %q", r.Message.Content, want)
 	}
 	e.noFailures()
@@ -390,7 +391,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(r.Message.Content, e.cat.Text(bot.DefaultLocale, "retrain.stage.training")) {
+		if strings.Contains(r.Message.Content, e.cat.Text(i18n.DefaultLocale, "retrain.stage.training")) {
 			break
 		}
 	}
@@ -403,7 +404,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 	for _, r := range d.Responses() {
 		last = r
 	}
-	if last.Message == nil || len(last.Message.Embeds) != 1 || last.Message.Embeds[0].Description != e.cat.Text(bot.DefaultLocale, "retrain.stopped") {
+	if last.Message == nil || len(last.Message.Embeds) != 1 || last.Message.Embeds[0].Description != e.cat.Text(i18n.DefaultLocale, "retrain.stopped") {
 		t.Fatalf("after shutdown the retrain message is %+v", last.Message)
 	}
 	if _, err := p.store.CurrentModelVersion(ctx, "3x3k3"); !errors.Is(err, persistence.ErrNotFound) {
@@ -437,7 +438,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	cfg.Pool = pool
 	e, _, _ := newRetrainE2E(t, ctx, rsrv, p, cfg, nil)
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
+	rules := e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
 	nothingPublished := func() {
 		t.Helper()
 		if _, err := p.store.CurrentModelVersion(ctx, "3x3k3"); !errors.Is(err, persistence.ErrNotFound) {
@@ -452,7 +453,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	// in the channel, nothing audited.
 	e.playVsRandom(alice)
 	r, d := e.admin(alice, mod, bot.SubRetrain)
-	e.wantReplyIn(r, bot.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
+	e.wantReplyIn(r, i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
 	if n := len(d.Responses()); n != 1 {
 		t.Fatalf("the refused retrain has %d responses, want only the reply", n)
 	}
@@ -475,7 +476,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	}()
 	<-held
 	r, d = e.admin(alice, mod, bot.SubRetrain)
-	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want {
 		t.Fatalf("retrain answered %q, want %q", r.Message.Content, want)
 	}
 	last, err := p.store.ScanCorpus(ctx, "3x3k3", "0", func(persistence.CorpusEntry) error { return nil }, nil)
@@ -486,7 +487,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(hold)
-	want := e.cat.Text(bot.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
+	want := e.cat.Text(i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
 	for {
 		r, err := d.Wait(ctx)
 		if err != nil {

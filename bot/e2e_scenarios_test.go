@@ -19,7 +19,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -120,7 +122,7 @@ func TestE2EScenarios(t *testing.T) {
 		{"resignation", func(t *testing.T, b *scenarioBed) {
 			msg, cur := startChallenge(b.e2e)
 			cur = playScript(b.e2e, msg, cur, []move{{alice, 1, 1}, {bob, 0, 0}, {alice, 0, 2}})
-			_, resign := b.button(cur, bot.ActionResign)
+			_, resign := b.button(cur, customid.ActionResign)
 			r, _ := b.click(bob, msg, resign.CustomID)
 			if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != msg {
 				t.Fatalf("resign answered type %d on %s, want 7 on the board %s", r.Type, r.Message.ID, msg)
@@ -173,7 +175,7 @@ func TestE2EScenarios(t *testing.T) {
 			cur = playScript(b.e2e, msg, cur, []move{{alice, 1, 1}})
 			before := b.game(cur)
 			shown, _ := b.srv.Message(msg)
-			_, resign := b.button(cur, bot.ActionResign)
+			_, resign := b.button(cur, customid.ActionResign)
 			for _, id := range []string{b.cells(cur)[game.NewCell(0, 0)].CustomID, resign.CustomID} {
 				r, _ := b.click(carol, msg, id)
 				b.wantReply(r, bot.KeyNotYourGame)
@@ -294,8 +296,8 @@ func startChallenge(e *e2e) (string, *fakediscord.Message) {
 		e.t.Fatalf("/ttt challenge answered type %d ephemeral %v, want a public challenge", r.Type, r.Message.Ephemeral)
 	}
 	msg := r.Message.ID
-	e.trackedChallenge(r.Message, bot.ActionAccept)
-	_, accept := e.button(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
+	_, accept := e.button(r.Message, customid.ActionAccept)
 	r, _ = e.click(bob, msg, accept.CustomID)
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != msg || len(e.cells(r.Message)) != 9 {
 		e.t.Fatalf("accepting answered type %d on %s, want the board (7) on %s", r.Type, r.Message.ID, msg)
@@ -354,8 +356,8 @@ func race(e *e2e, msg string, s *persistence.Session, mvs [2]move) *fakediscord.
 	overRefused := false
 	// The refused click may be handled before the other is played, or
 	// after it (when it may have ended the game).
-	refusals := []string{e.cat.Text(bot.DefaultLocale, bot.KeyNotYourTurn), e.cat.Text(bot.DefaultLocale, bot.KeyBoardChanged),
-		e.cat.Text(bot.DefaultLocale, bot.KeyGameOver)}
+	refusals := []string{e.cat.Text(i18n.DefaultLocale, bot.KeyNotYourTurn), e.cat.Text(i18n.DefaultLocale, bot.KeyBoardChanged),
+		e.cat.Text(i18n.DefaultLocale, bot.KeyGameOver)}
 	gameOver := refusals[2]
 	for i, d := range ds {
 		if errors.Is(errs[i], fakediscord.ErrUnknownComponent) {

@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -81,21 +82,21 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 		return err
 	}
 	switch id.Action {
-	case ActionSetting:
+	case customid.ActionSetting:
 		return b.clickSetting(ctx, c, id)
-	case ActionHistory:
+	case customid.ActionHistory:
 		return b.clickHistory(ctx, c, id)
-	case ActionForgetMe:
+	case customid.ActionForgetMe:
 		return b.clickForgetMe(ctx, c, id)
-	case ActionForgetServer:
+	case customid.ActionForgetServer:
 		return b.clickForgetServer(ctx, c, id)
-	case ActionFirst, ActionBack, ActionNext, ActionLast:
+	case customid.ActionFirst, customid.ActionBack, customid.ActionNext, customid.ActionLast:
 		return b.clickStep(ctx, c, id)
-	case ActionReplay:
+	case customid.ActionReplay:
 		return b.replay(ctx, c, id.Game)
-	case ActionReview:
+	case customid.ActionReview:
 		return b.reviewGame(ctx, c, id.Game)
-	case ActionTournament:
+	case customid.ActionTournament:
 		return b.clickTournament(ctx, c, id)
 	}
 	// The buttons above work wherever their message is (a history or a
@@ -106,13 +107,13 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
 	}
 	switch id.Action {
-	case ActionMove:
+	case customid.ActionMove:
 		return b.clickMove(ctx, c, id)
-	case ActionResign:
+	case customid.ActionResign:
 		return b.clickResign(ctx, c, id)
-	case ActionAccept, ActionJoin, ActionDecline, ActionCancel:
+	case customid.ActionAccept, customid.ActionJoin, customid.ActionDecline, customid.ActionCancel:
 		return b.answerChallenge(ctx, c, id)
-	case ActionRematch:
+	case customid.ActionRematch:
 		return b.rematch(ctx, c, id)
 	}
 	return userErr(KeyUnavailable)
@@ -161,7 +162,7 @@ func (b *Bot) postChallenge(ctx context.Context, c *call, rules game.Rules, play
 // answerChallenge handles the buttons of a challenge: Accept and Decline
 // (for the challenged user), Join (for anyone else, when open to all) and
 // Cancel (for the challenger). An accepted challenge becomes the board.
-func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) answerChallenge(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err
@@ -172,24 +173,24 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
 	challenger := s.Seat(s.Challenger).User
 	opponent := s.Seat(s.Challenger.Other()).User
 	switch {
-	case id.Action == ActionCancel && c.user != challenger:
+	case id.Action == customid.ActionCancel && c.user != challenger:
 		return userErr(KeyOnlyChallenger)
-	case id.Action == ActionJoin && c.user == challenger:
+	case id.Action == customid.ActionJoin && c.user == challenger:
 		return userErr(KeyOwnChallenge)
-	case (id.Action == ActionAccept || id.Action == ActionDecline) && c.user != opponent:
+	case (id.Action == customid.ActionAccept || id.Action == customid.ActionDecline) && c.user != opponent:
 		return userErr(KeyOnlyOpponent)
-	case id.Action == ActionJoin && opponent != "":
+	case id.Action == customid.ActionJoin && opponent != "":
 		return userErr(KeyInvalidButton) // a Join button on a direct challenge: not ours
 	}
 	if err := b.checkJoin(ctx, c, id.Action, challenger); err != nil {
 		return err
 	}
-	if id.Action == ActionAccept || id.Action == ActionJoin {
+	if id.Action == customid.ActionAccept || id.Action == customid.ActionJoin {
 		if _, err := b.mayPlay(ctx, c); err != nil {
 			return err
 		}
 	}
-	if id.Action == ActionCancel || id.Action == ActionDecline {
+	if id.Action == customid.ActionCancel || id.Action == customid.ActionDecline {
 		next, err := retry(func() (*persistence.Session, error) { return b.store.Decline(ctx, id.Game, 0, c.user) })
 		if err != nil {
 			return err
@@ -249,7 +250,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 }
 
 // clickMove plays the user's click on a board cell, then the AI's reply.
-func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickMove(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err
@@ -299,7 +300,7 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
 }
 
 // clickResign resigns the game of the board the Resign button is on.
-func (b *Bot) clickResign(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickResign(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err

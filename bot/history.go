@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -48,7 +49,7 @@ func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
 	if c.i.GuildID == "" && r.User != c.user {
 		return userErr(KeyHistoryDM)
 	}
-	data, err := b.historyPage(ctx, c, HistoryRef{User: r.User, Rules: r.Rules}, 0)
+	data, err := b.historyPage(ctx, c, customid.HistoryRef{User: r.User, Rules: r.Rules}, 0)
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
 }
 
 // historyPage renders page of ref's history for the caller.
-func (b *Bot) historyPage(ctx context.Context, c *call, ref HistoryRef, page int) (*discordgo.InteractionResponseData, error) {
+func (b *Bot) historyPage(ctx context.Context, c *call, ref customid.HistoryRef, page int) (*discordgo.InteractionResponseData, error) {
 	entries, total, err := b.store.History(ctx, ref.User, c.i.GuildID, ref.Rules, page*HistoryPage, HistoryPage)
 	var corrupt *persistence.CorruptHistoryError
 	if errors.As(err, &corrupt) {
@@ -74,11 +75,11 @@ func (b *Bot) historyPage(ctx context.Context, c *call, ref HistoryRef, page int
 }
 
 // clickHistory turns a page of a history.
-func (b *Bot) clickHistory(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickHistory(ctx context.Context, c *call, id customid.ID) error {
 	if id.Owner != c.user {
 		return userErr(KeyNotYourHistory)
 	}
-	ref, err := ParseHistoryRef(id.Game)
+	ref, err := customid.ParseHistoryRef(id.Game)
 	if err != nil {
 		return &UserError{Key: KeyInvalidButton, Err: err}
 	}
@@ -117,7 +118,7 @@ func (b *Bot) replay(ctx context.Context, c *call, id persistence.GameID) error 
 }
 
 // clickStep steps a replay.
-func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickStep(ctx context.Context, c *call, id customid.ID) error {
 	if id.Owner != c.user {
 		return userErr(KeyNotYourReplay)
 	}
@@ -127,13 +128,13 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
 	}
 	ply := id.Move
 	switch id.Action {
-	case ActionFirst:
+	case customid.ActionFirst:
 		ply = 0
-	case ActionBack:
+	case customid.ActionBack:
 		ply--
-	case ActionNext:
+	case customid.ActionNext:
 		ply++
-	case ActionLast:
+	case customid.ActionLast:
 		ply = len(g.Moves)
 	}
 	ply = max(0, min(ply, len(g.Moves)))

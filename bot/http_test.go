@@ -19,7 +19,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -282,8 +284,8 @@ func TestEndpointRefuses(t *testing.T) {
 	}
 	_, other, _ := ed25519.GenerateKey(rand.Reader)
 	now := time.Unix(1_800_000_000, 0)
-	cat, _ := bot.NewCatalog()
-	signer, _ := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	cat, _ := i18n.NewCatalog()
+	signer, _ := customid.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
 	// A Store on a Redis that is never reached: nothing here gets that far.
 	store := persistence.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), persistence.Options{})
 	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
@@ -410,8 +412,8 @@ func FuzzEndpoint(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	cat, _ := bot.NewCatalog()
-	signer, _ := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	cat, _ := i18n.NewCatalog()
+	signer, _ := customid.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
 	store := persistence.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), persistence.Options{})
 	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
 		Catalog: cat, Signer: signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
@@ -471,7 +473,7 @@ func TestHTTPDeferredClick(t *testing.T) {
 		t.Fatalf("the stranger's click answered type %d first; want a deferred update", rc.Type)
 	}
 	refusal := until(dc, "the refusal", func(r fakediscord.Response) bool { return r.Kind != fakediscord.KindCallback })
-	want := e.cat.Text(bot.DefaultLocale, bot.KeyNotYourGame)
+	want := e.cat.Text(i18n.DefaultLocale, bot.KeyNotYourGame)
 	if refusal.Kind != fakediscord.KindFollowup || refusal.Message == nil || !refusal.Message.Ephemeral || refusal.Message.Content != want {
 		t.Fatalf("the refusal: %s %+v; want a private follow-up %q", refusal.Kind, refusal.Message, want)
 	}

@@ -144,7 +144,7 @@ func (b *Bot) publicView(ctx context.Context, c *call, guild string, fallback di
 // editBoard edits the message that shows s (if known) to its current
 // state: the board of a game, or the challenge it still is. It is in the
 // language of s's server when the server set one, else in loc (the
-// locale it was shown in, or DefaultLocale when that is not known).
+// locale it was shown in, or i18n.DefaultLocale when that is not known).
 //
 // A board it could not show is left owed to the screen (see delivery.go),
 // and one it showed is recorded as shown.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -38,7 +39,7 @@ func (b *Bot) forgetMe(ctx context.Context, c *call) error {
 // report of what went (see persistence.Store.ForgetUser). The boards of
 // the games it ended are updated. A second confirmation finds nothing
 // more and says so.
-func (b *Bot) clickForgetMe(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickForgetMe(ctx context.Context, c *call, id customid.ID) error {
 	if id.Owner != c.user {
 		return &UserError{Key: KeyNotYourConfirm, Err: fmt.Errorf("bot: %s pressed the forget-me confirmation of %s", c.user, id.Owner)}
 	}
@@ -73,7 +74,7 @@ func (b *Bot) forgetServer(ctx context.Context, c *call) error {
 // clickForgetServer deletes the server's data when the moderator who
 // asked confirms, checking again that they are still a moderator here,
 // and reports what went (see persistence.Store.ForgetGuild).
-func (b *Bot) clickForgetServer(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickForgetServer(ctx context.Context, c *call, id customid.ID) error {
 	guild, _, _ := strings.Cut(string(id.Game), ".")
 	switch {
 	case id.Owner != c.user:

@@ -16,6 +16,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -382,7 +383,7 @@ func TestNoModelKey(t *testing.T) {
 	if got := ErrorKey(err); got != KeyNoModel {
 		t.Fatalf("ErrorKey = %q, want %q", got, KeyNoModel)
 	}
-	if got := cat.Error(discordgo.EnglishUS, err); got != cat.Text(DefaultLocale, KeyNoModel) || strings.Contains(got, "{") {
+	if got := ErrorText(cat, discordgo.EnglishUS, err); got != cat.Text(i18n.DefaultLocale, KeyNoModel) || strings.Contains(got, "{") {
 		t.Fatalf("Error = %q", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -14,7 +16,7 @@ import (
 // updating reports whether -update was given (package golden's flag).
 func updating() bool { return golden.Updating() }
 
-// testKey is the HMAC key of the tests' Signer.
+// testKey is the HMAC key of the tests' customid.Signer.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
 // fixedNow is the tests' clock reading.
@@ -22,18 +24,18 @@ var fixedNow = time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC)
 
 const testGame = persistence.GameID("112233445566778899.abcdefghijklm")
 
-func testCatalog(t testing.TB) *Catalog {
+func testCatalog(t testing.TB) *i18n.Catalog {
 	t.Helper()
-	c, err := NewCatalog()
+	c, err := i18n.NewCatalog()
 	if err != nil {
 		t.Fatalf("NewCatalog: %v", err)
 	}
 	return c
 }
 
-func testSigner(t testing.TB) *Signer {
+func testSigner(t testing.TB) *customid.Signer {
 	t.Helper()
-	s, err := NewSigner(testKey)
+	s, err := customid.NewSigner(testKey)
 	if err != nil {
 		t.Fatalf("NewSigner: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -119,7 +120,7 @@ func (b *Bot) afterDeadline(ctx context.Context, s *persistence.Session) {
 	if err != nil {
 		log.Warn("bot: record a game ended by its deadline", "err", err)
 	}
-	if err := b.editBoard(ctx, DefaultLocale, s, ratings); err != nil {
+	if err := b.editBoard(ctx, i18n.DefaultLocale, s, ratings); err != nil {
 		log.Warn("bot: show a game ended by its deadline", "err", err)
 		return
 	}
@@ -169,7 +170,7 @@ func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
 			log.Warn("bot: record a game ended by an overdue AI reply", "err", err)
 		}
 	}
-	if err := b.editBoard(ctx, DefaultLocale, next, ratings); err != nil {
+	if err := b.editBoard(ctx, i18n.DefaultLocale, next, ratings); err != nil {
 		log.Warn("bot: show an overdue AI reply", "err", err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
@@ -198,7 +199,7 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 
 // clickTournament handles the Join and Leave buttons of a sign-up: the
 // message is updated with the new list of players.
-func (b *Bot) clickTournament(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickTournament(ctx context.Context, c *call, id customid.ID) error {
 	guild, tid, ok := strings.Cut(string(id.Game), ".")
 	if !ok || guild != c.i.GuildID || id.Move > 1 {
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: tournament button %q", id.Game)}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -109,7 +111,7 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	v, err := b.publicView(ctx, nil, t.Guild, DefaultLocale)
+	v, err := b.publicView(ctx, nil, t.Guild, i18n.DefaultLocale)
 	loc := v.loc
 	if err != nil {
 		b.log.Warn("bot: tournament in its fallback language", "tournament", id, "err", err)
@@ -504,7 +506,7 @@ func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int,
 	p := t.Games[i]
 	counted := map[string]bool{}
 	for _, user := range []string{p.X, p.O} {
-		if !snowflake(user) {
+		if !customid.Snowflake(user) {
 			continue // a computer player is never busy
 		}
 		g, err := b.store.ActiveGame(ctx, t.Channel, user)

@@ -46,6 +46,11 @@ func TestPackageGraph(t *testing.T) {
 		// The retrain job and the model watcher: training, the registry
 		// and the AI queue, never Discord.
 		{tree: "retrain", may: []string{"ai", "game", "persistence", "sched", "chart"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
+		// Signed custom IDs: game IDs and cells, no Discord.
+		{tree: "bot/customid", may: []string{"game", "persistence"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},
+		// The catalogs: texts, plural rules, the error type with a key.
+		// discordgo only for its Locale type.
+		{tree: "bot/i18n", thirdParty: true},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot
 		// bot/shards knows Redis through persistence, never Discord.
 		{tree: "bot/shards", may: []string{"persistence", "game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},

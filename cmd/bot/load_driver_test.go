@@ -31,7 +31,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
@@ -114,8 +116,8 @@ type loadReplica struct {
 // loadCluster is everything a flood runs against.
 type loadCluster struct {
 	fake   *fakediscord.Server
-	signer *bot.Signer
-	cat    *bot.Catalog
+	signer *customid.Signer
+	cat    *i18n.Catalog
 	// turn is what a live board's text says ("to move", en-US).
 	turn     string
 	replicas []*loadReplica
@@ -173,16 +175,16 @@ func startLoadCluster(tb testing.TB, bin string, c floodCase) *loadCluster {
 	tb.Helper()
 	rdb := redistest.Start(tb)
 	fake := fakediscord.New(tb, fakediscord.Options{})
-	signer, err := bot.NewSigner([]byte(loadCustomIDKey))
+	signer, err := customid.NewSigner([]byte(loadCustomIDKey))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cat, err := bot.NewCatalog()
+	cat, err := i18n.NewCatalog()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cl := &loadCluster{fake: fake, signer: signer, cat: cat, dir: tb.TempDir(),
-		turn: strings.TrimSpace(cat.Text(bot.DefaultLocale, "board.turn", "mark", "", "player", ""))}
+		turn: strings.TrimSpace(cat.Text(i18n.DefaultLocale, "board.turn", "mark", "", "player", ""))}
 	_, tasksetErr := exec.LookPath("taskset")
 	for i := range c.replicas {
 		r := &loadReplica{name: fmt.Sprintf("replica%d", i+1), endpoint: "http://" + loadPort(tb), ops: "http://" + loadPort(tb),
@@ -477,7 +479,7 @@ func (cl *loadCluster) view(m *fakediscord.Message) boardView {
 			continue
 		}
 		id, err := cl.signer.Decode(c.CustomID)
-		if err != nil || id.Action != bot.ActionMove {
+		if err != nil || id.Action != customid.ActionMove {
 			continue
 		}
 		cells++
@@ -870,8 +872,8 @@ func (d *loadDriver) stopped(ctx context.Context, p *loadPlayer, err error) game
 // busyText and slowDownText are the bot's answers (en-US, the fake's
 // default locale) to a second game in a channel and to a user over the
 // rate limit.
-func (cl *loadCluster) busyText() string     { return cl.cat.Text(bot.DefaultLocale, bot.KeyBusy) }
-func (cl *loadCluster) slowDownText() string { return cl.cat.Text(bot.DefaultLocale, bot.KeySlowDown) }
+func (cl *loadCluster) busyText() string     { return cl.cat.Text(i18n.DefaultLocale, bot.KeyBusy) }
+func (cl *loadCluster) slowDownText() string { return cl.cat.Text(i18n.DefaultLocale, bot.KeySlowDown) }
 
 // pause sleeps for d unless ctx ends first.
 func pause(ctx context.Context, d time.Duration) error {

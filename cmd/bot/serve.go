@@ -21,6 +21,8 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
 	"github.com/tttbot/ttt-bot/sched"
@@ -152,9 +154,9 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		problems = append(problems, fmt.Sprintf("DISCORD_APP_ID %q is not an ID (General Information > Application ID), or leave it empty", c.appID))
 	}
 	for name, key := range map[string][]byte{"CUSTOM_ID_KEY": c.customIDKey, "PSEUDONYM_KEY": c.pseudonymKey} {
-		if len(key) > 0 && len(key) < bot.MinKeyLen {
+		if len(key) > 0 && len(key) < customid.MinKeyLen {
 			problems = append(problems, fmt.Sprintf("%s must be at least %d bytes (try: openssl rand -hex 32), or empty to keep a generated one in Redis",
-				name, bot.MinKeyLen))
+				name, customid.MinKeyLen))
 		}
 	}
 	if raw := get("DISCORD_API_URL"); raw != "" {
@@ -352,11 +354,11 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	rcfg := retrainConfig(cfg.retrain)
 	rcfg.Pool = pool
 	job := retrain.New(store, rcfg)
-	cat, err := bot.NewCatalog()
+	cat, err := i18n.NewCatalog()
 	if err != nil {
 		return err
 	}
-	signer, err := bot.NewSigner(cfg.customIDKey)
+	signer, err := customid.NewSigner(cfg.customIDKey)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package bot
+package customid
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 func TestCustomIDRoundTrip(t *testing.T) {
 	s := testSigner(t)
 	long := persistence.GameID(strings.Repeat("9", 20) + "." + strings.Repeat("z", 32))
-	tests := []CustomID{
+	tests := []ID{
 		{Action: ActionMove, Game: testGame, Move: 0, Cell: game.NewCell(0, 0)},
 		{Action: ActionMove, Game: testGame, Move: 7, Cell: game.NewCell(4, 4)},
 		{Action: ActionMove, Game: testGame, Move: MaxMoveNumber, Cell: game.NewCell(7, 7)},
@@ -55,7 +55,7 @@ func TestCustomIDRoundTrip(t *testing.T) {
 
 func TestCustomIDFormat(t *testing.T) {
 	s := testSigner(t)
-	got, err := s.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	got, err := s.Encode(ID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +72,11 @@ func TestCustomIDRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := s.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	good, err := s.Encode(ID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromOther, err := other.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	fromOther, err := other.Encode(ID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,27 +88,27 @@ func TestCustomIDRejects(t *testing.T) {
 		in   string
 		want error
 	}{
-		{"empty", "", ErrMalformedCustomID},
-		{"no signature", body, ErrMalformedCustomID},
-		{"other key", fromOther, ErrForgedCustomID},
-		{"move changed", strings.Replace(good, ":4:", ":5:", 1), ErrForgedCustomID},
-		{"cell changed", strings.Replace(good, ":c2:", ":c3:", 1), ErrForgedCustomID},
-		{"game changed", strings.Replace(good, "abcdefghijklm", "abcdefghijkln", 1), ErrForgedCustomID},
-		{"signature truncated", good[:len(good)-1], ErrForgedCustomID},
-		{"signature flipped", body + ":" + strings.ToUpper(sig[:1]) + strings.ToLower(sig[1:]) + "x", ErrForgedCustomID},
-		{"other prefix", strings.Replace(good, "t1:", "t2:", 1), ErrMalformedCustomID},
-		{"extra field", body + ":x:" + sig, ErrMalformedCustomID},
-		{"too long", good + strings.Repeat("a", MaxCustomIDLen), ErrMalformedCustomID},
-		{"signed bad action", resign("t1:z:1.a:0:-"), ErrMalformedCustomID},
-		{"signed leading zero", resign("t1:m:1.a:04:c2"), ErrMalformedCustomID},
-		{"signed negative move", resign("t1:m:1.a:-1:c2"), ErrMalformedCustomID},
-		{"signed big move", resign("t1:m:1.a:1000:c2"), ErrMalformedCustomID},
-		{"signed cell off grid", resign("t1:m:1.a:0:i1"), ErrMalformedCustomID},
-		{"signed upper-case cell", resign("t1:m:1.a:0:C2"), ErrMalformedCustomID},
-		{"signed missing cell", resign("t1:m:1.a:0:-"), ErrMalformedCustomID},
-		{"signed cell on resign", resign("t1:r:1.a:0:c2"), ErrMalformedCustomID},
-		{"signed game without dot", resign("t1:r:abc:0:-"), ErrMalformedCustomID},
-		{"signed game with space", resign("t1:r:1 .a:0:-"), ErrMalformedCustomID},
+		{"empty", "", ErrMalformed},
+		{"no signature", body, ErrMalformed},
+		{"other key", fromOther, ErrForged},
+		{"move changed", strings.Replace(good, ":4:", ":5:", 1), ErrForged},
+		{"cell changed", strings.Replace(good, ":c2:", ":c3:", 1), ErrForged},
+		{"game changed", strings.Replace(good, "abcdefghijklm", "abcdefghijkln", 1), ErrForged},
+		{"signature truncated", good[:len(good)-1], ErrForged},
+		{"signature flipped", body + ":" + strings.ToUpper(sig[:1]) + strings.ToLower(sig[1:]) + "x", ErrForged},
+		{"other prefix", strings.Replace(good, "t1:", "t2:", 1), ErrMalformed},
+		{"extra field", body + ":x:" + sig, ErrMalformed},
+		{"too long", good + strings.Repeat("a", MaxCustomIDLen), ErrMalformed},
+		{"signed bad action", resign("t1:z:1.a:0:-"), ErrMalformed},
+		{"signed leading zero", resign("t1:m:1.a:04:c2"), ErrMalformed},
+		{"signed negative move", resign("t1:m:1.a:-1:c2"), ErrMalformed},
+		{"signed big move", resign("t1:m:1.a:1000:c2"), ErrMalformed},
+		{"signed cell off grid", resign("t1:m:1.a:0:i1"), ErrMalformed},
+		{"signed upper-case cell", resign("t1:m:1.a:0:C2"), ErrMalformed},
+		{"signed missing cell", resign("t1:m:1.a:0:-"), ErrMalformed},
+		{"signed cell on resign", resign("t1:r:1.a:0:c2"), ErrMalformed},
+		{"signed game without dot", resign("t1:r:abc:0:-"), ErrMalformed},
+		{"signed game with space", resign("t1:r:1 .a:0:-"), ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,18 +124,18 @@ func TestCustomIDEncodeRejects(t *testing.T) {
 	s := testSigner(t)
 	tests := []struct {
 		name string
-		id   CustomID
+		id   ID
 		want error
 	}{
-		{"no action", CustomID{Game: testGame}, ErrMalformedCustomID},
-		{"bad action", CustomID{Action: 99, Game: testGame}, ErrMalformedCustomID},
-		{"negative move", CustomID{Action: ActionResign, Game: testGame, Move: -1}, ErrMalformedCustomID},
-		{"move too big", CustomID{Action: ActionResign, Game: testGame, Move: MaxMoveNumber + 1}, ErrMalformedCustomID},
-		{"cell off grid", CustomID{Action: ActionMove, Game: testGame, Cell: 64}, ErrMalformedCustomID},
-		{"cell on resign", CustomID{Action: ActionResign, Game: testGame, Cell: 3}, ErrMalformedCustomID},
-		{"colon in game", CustomID{Action: ActionResign, Game: "1:2.a"}, ErrMalformedCustomID},
-		{"no game", CustomID{Action: ActionResign}, ErrMalformedCustomID},
-		{"game too long", CustomID{Action: ActionMove, Game: persistence.GameID(strings.Repeat("1", 64) + ".abcdefghijklm")}, ErrCustomIDTooLong},
+		{"no action", ID{Game: testGame}, ErrMalformed},
+		{"bad action", ID{Action: 99, Game: testGame}, ErrMalformed},
+		{"negative move", ID{Action: ActionResign, Game: testGame, Move: -1}, ErrMalformed},
+		{"move too big", ID{Action: ActionResign, Game: testGame, Move: MaxMoveNumber + 1}, ErrMalformed},
+		{"cell off grid", ID{Action: ActionMove, Game: testGame, Cell: 64}, ErrMalformed},
+		{"cell on resign", ID{Action: ActionResign, Game: testGame, Cell: 3}, ErrMalformed},
+		{"colon in game", ID{Action: ActionResign, Game: "1:2.a"}, ErrMalformed},
+		{"no game", ID{Action: ActionResign}, ErrMalformed},
+		{"game too long", ID{Action: ActionMove, Game: persistence.GameID(strings.Repeat("1", 64) + ".abcdefghijklm")}, ErrTooLong},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestNewSignerShortKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := CustomID{Action: ActionJoin, Game: testGame}
+	id := ID{Action: ActionJoin, Game: testGame}
 	before, _ := s.Encode(id)
 	key[0] ^= 1 // the signer keeps its own copy
 	if after, _ := s.Encode(id); after != before {
@@ -167,7 +167,7 @@ func TestNewSignerShortKey(t *testing.T) {
 // and whatever it accepts must be exactly what Encode writes.
 func FuzzDecodeCustomID(f *testing.F) {
 	s := testSigner(f)
-	for _, id := range []CustomID{
+	for _, id := range []ID{
 		{Action: ActionMove, Game: testGame, Move: 3, Cell: game.NewCell(2, 2)},
 		{Action: ActionRematch, Game: testGame, Move: 9},
 		{Action: ActionJoin, Game: "1.a"},
@@ -184,7 +184,7 @@ func FuzzDecodeCustomID(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		id, err := s.Decode(in)
 		if err != nil {
-			if !errors.Is(err, ErrMalformedCustomID) && !errors.Is(err, ErrForgedCustomID) {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrForged) {
 				t.Fatalf("Decode(%q) error %v wraps neither sentinel", in, err)
 			}
 			return
@@ -204,10 +204,10 @@ func FuzzCustomIDRoundTrip(f *testing.F) {
 	f.Add(uint8(ActionCancel), "1.a", 0, uint8(0))
 	f.Add(uint8(ActionMove), "a:b.c", 1, uint8(70))
 	f.Fuzz(func(t *testing.T, action uint8, gameID string, move int, cell uint8) {
-		id := CustomID{Action: Action(action), Game: persistence.GameID(gameID), Move: move, Cell: game.Cell(cell)}
+		id := ID{Action: Action(action), Game: persistence.GameID(gameID), Move: move, Cell: game.Cell(cell)}
 		enc, err := s.Encode(id)
 		if err != nil {
-			if !errors.Is(err, ErrMalformedCustomID) && !errors.Is(err, ErrCustomIDTooLong) {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTooLong) {
 				t.Fatalf("Encode(%+v): unexpected error %v", id, err)
 			}
 			return
@@ -224,7 +224,7 @@ func FuzzCustomIDRoundTrip(f *testing.F) {
 
 func BenchmarkCustomIDDecode(b *testing.B) {
 	s := testSigner(b)
-	enc, err := s.Encode(CustomID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
+	enc, err := s.Encode(ID{Action: ActionMove, Game: testGame, Move: 4, Cell: game.NewCell(1, 2)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func ExampleSigner() {
 	if err != nil {
 		panic(err)
 	}
-	id, _ := s.Encode(CustomID{Action: ActionMove, Game: "112233445566778899.abcdefghijklm", Move: 4, Cell: game.NewCell(1, 2)})
+	id, _ := s.Encode(ID{Action: ActionMove, Game: "112233445566778899.abcdefghijklm", Move: 4, Cell: game.NewCell(1, 2)})
 	fmt.Println(id[:strings.LastIndexByte(id, ':')])
 	got, err := s.Decode(id)
 	fmt.Println(got.Action, got.Game, got.Move, got.Cell, err)
@@ -250,14 +250,14 @@ func ExampleSigner() {
 	// Output:
 	// t1:m:112233445566778899.abcdefghijklm:4:c2
 	// move 112233445566778899.abcdefghijklm 4 c2 <nil>
-	// bot: custom ID signature mismatch
+	// customid: custom ID signature mismatch
 }
 
 // TestCustomIDOwner: the step and page buttons carry their owner, the
 // others cannot, and a forged or missing owner does not decode.
 func TestCustomIDOwner(t *testing.T) {
 	s := testSigner(t)
-	bad := []CustomID{
+	bad := []ID{
 		{Action: ActionNext, Game: testGame},                                    // no owner
 		{Action: ActionNext, Game: testGame, Owner: "alice"},                    // not an ID
 		{Action: ActionHistory, Game: testGame, Owner: "123456789012345678901"}, // 21 digits
@@ -265,8 +265,8 @@ func TestCustomIDOwner(t *testing.T) {
 		{Action: ActionMove, Game: testGame, Cell: 1, Owner: "42"},              // a board's button
 	}
 	for _, id := range bad {
-		if enc, err := s.Encode(id); !errors.Is(err, ErrMalformedCustomID) {
-			t.Errorf("Encode(%+v) = %q, %v; want ErrMalformedCustomID", id, enc, err)
+		if enc, err := s.Encode(id); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Encode(%+v) = %q, %v; want ErrMalformed", id, enc, err)
 		}
 	}
 	resign := func(fields string) string { return fields + ":" + s.sign(fields) }
@@ -275,8 +275,8 @@ func TestCustomIDOwner(t *testing.T) {
 		resign("t1:x:" + string(testGame) + ":1:a1"),
 		resign("t1:p:" + string(testGame) + ":0:42"),
 	} {
-		if id, err := s.Decode(raw); !errors.Is(err, ErrMalformedCustomID) {
-			t.Errorf("Decode(%q) = %+v, %v; want ErrMalformedCustomID", raw, id, err)
+		if id, err := s.Decode(raw); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Decode(%q) = %+v, %v; want ErrMalformed", raw, id, err)
 		}
 	}
 }
@@ -300,8 +300,23 @@ func TestHistoryRef(t *testing.T) {
 		}
 	}
 	for _, id := range []persistence.GameID{"42", "x.all", "42.9x9k9", "42.", ".all"} {
-		if _, err := ParseHistoryRef(id); !errors.Is(err, ErrMalformedCustomID) {
-			t.Errorf("ParseHistoryRef(%q) = %v, want ErrMalformedCustomID", id, err)
+		if _, err := ParseHistoryRef(id); !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseHistoryRef(%q) = %v, want ErrMalformed", id, err)
 		}
 	}
+}
+
+// testKey is the HMAC key of the tests' Signer (the bot's tests use the
+// same one).
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+const testGame = persistence.GameID("112233445566778899.abcdefghijklm")
+
+func testSigner(t testing.TB) *Signer {
+	t.Helper()
+	s, err := NewSigner(testKey)
+	if err != nil {
+		t.Fatalf("NewSigner: %v", err)
+	}
+	return s
 }

@@ -1,4 +1,8 @@
-package bot
+// Package i18n holds the bot's texts in every language Discord speaks:
+// one JSON catalog per locale (locales/*.json, embedded), their plural
+// rules (CLDR, from golang.org/x/text), number and duration formats, and
+// UserError, the one error type that carries a catalog key to the user.
+package i18n
 
 import (
 	"embed"
@@ -18,10 +22,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/number"
-
-	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/game"
-	"github.com/tttbot/ttt-bot/persistence"
 )
 
 // DefaultLocale is the locale of the canonical texts and the fallback for
@@ -32,7 +32,7 @@ const DefaultLocale = discordgo.EnglishUS
 // that does not parse, a key missing from a locale or present only there,
 // a text whose placeholders differ from the default locale's, or a plural
 // text without the forms its language's CLDR rules need.
-var ErrLocale = errors.New("bot: bad locale data")
+var ErrLocale = errors.New("i18n: bad locale data")
 
 //go:embed locales/*.json
 var localeFiles embed.FS
@@ -457,7 +457,7 @@ func (c *Catalog) Text(loc discordgo.Locale, key string, vars ...string) string 
 	if !ok {
 		return "[[" + key + "]]"
 	}
-	return fill(e.text, vars)
+	return Fill(e.text, vars)
 }
 
 // Plural returns the text of key in loc in the CLDR plural form for n,
@@ -479,11 +479,11 @@ func (c *Catalog) Plural(loc discordgo.Locale, key string, n int, vars ...string
 			t = f
 		}
 	}
-	return fill(t, append([]string{"count", c.Number(loc, n)}, vars...))
+	return Fill(t, append([]string{"count", c.Number(loc, n)}, vars...))
 }
 
-// fill replaces the placeholders of t by vars (name, value pairs).
-func fill(t string, vars []string) string {
+// Fill replaces the placeholders of t by vars (name, value pairs).
+func Fill(t string, vars []string) string {
 	if len(vars) < 2 || !strings.Contains(t, "{") {
 		return t
 	}
@@ -656,7 +656,7 @@ type UserError struct {
 
 // Error returns the key and values, for logs.
 func (e *UserError) Error() string {
-	s := "bot: " + e.Key
+	s := "i18n: " + e.Key
 	if e.Option != "" {
 		s += " (option " + e.Option + ")"
 	}
@@ -672,73 +672,27 @@ func (e *UserError) Error() string {
 // Unwrap returns the cause.
 func (e *UserError) Unwrap() error { return e.Err }
 
-// userErr builds a *UserError.
-func userErr(key string, vars ...string) *UserError { return &UserError{Key: key, Vars: vars} }
-
-// ErrorKey returns the message key for err: the key of a *UserError in
-// err's chain, KeyStoreUnavailable when the game store could not be
-// reached, the reply for a known sentinel of this package, game or
-// persistence (a forged button, a taken cell, a finished game, a lost
-// compare-and-set, ...), or KeyInternal for anything else.
-func ErrorKey(err error) string {
-	var ue *UserError
-	switch {
-	case errors.As(err, &ue):
-		return ue.Key
-	case errors.Is(err, persistence.ErrUnavailable):
-		return KeyStoreUnavailable
-	case errors.Is(err, ErrMalformedCustomID), errors.Is(err, ErrForgedCustomID):
-		return KeyInvalidButton
-	case errors.Is(err, game.ErrCellTaken):
-		return KeyCellTaken
-	case errors.Is(err, persistence.ErrTimedOut), errors.Is(err, persistence.ErrNotFound):
-		return KeyExpired
-	case errors.Is(err, game.ErrGameOver), errors.Is(err, persistence.ErrNotLive):
-		return KeyGameOver
-	case errors.Is(err, persistence.ErrNotYourTurn):
-		return KeyNotYourTurn
-	case errors.Is(err, persistence.ErrConflict):
-		return KeyBoardChanged
-	case errors.Is(err, persistence.ErrBusy):
-		return KeyBusy
-	case errors.Is(err, ai.ErrNoModel):
-		return KeyNoModel
+// UserText is the text of ue in loc: its key filled from its vars (a
+// plural text takes the form for the integer in its "count" var), with
+// {option} the name, in loc, of the command option at fault.
+func (c *Catalog) UserText(loc discordgo.Locale, ue *UserError) string {
+	vars := ue.Vars
+	if ue.Option != "" {
+		name := ue.Option
+		if key := "opt." + name + ".name"; c.Has(key) {
+			name = c.Text(loc, key)
+		}
+		vars = append(slices.Clone(vars), "option", name)
 	}
-	return KeyInternal
-}
-
-// userText fills key's text from vars; a plural text takes the form for
-// the integer in its "count" var.
-func (c *Catalog) userText(loc discordgo.Locale, key string, vars []string) string {
-	if e := c.locale(loc).entries[key]; e.forms != nil {
+	if e := c.locale(loc).entries[ue.Key]; e.forms != nil {
 		for i := 0; i+1 < len(vars); i += 2 {
 			if n, err := strconv.Atoi(vars[i+1]); vars[i] == "count" && err == nil {
-				return c.Plural(loc, key, n, vars...)
+				return c.Plural(loc, ue.Key, n, vars...)
 			}
 		}
 	}
-	return c.Text(loc, key, vars...)
+	return c.Text(loc, ue.Key, vars...)
 }
 
-// Error returns the message to show a user for err in loc: the text of a
-// *UserError in err's chain or of a known sentinel (see ErrorKey), or a
-// short generic "something went wrong" for anything else (internal
-// details are for logs, never for users).
-func (c *Catalog) Error(loc discordgo.Locale, err error) string {
-	var ue *UserError
-	if errors.As(err, &ue) && c.Has(ue.Key) {
-		vars := ue.Vars
-		if ue.Option != "" {
-			name := ue.Option
-			if key := "opt." + name + ".name"; c.Has(key) {
-				name = c.Text(loc, key)
-			}
-			vars = append(slices.Clone(vars), "option", name)
-		}
-		return c.userText(loc, ue.Key, vars)
-	}
-	if key := ErrorKey(err); c.Has(key) && !errors.As(err, &ue) {
-		return c.Text(loc, key)
-	}
-	return c.Text(loc, KeyInternal)
-}
+// Err builds a *UserError for key with its placeholder values.
+func Err(key string, vars ...string) *UserError { return &UserError{Key: key, Vars: vars} }

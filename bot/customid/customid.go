@@ -1,4 +1,9 @@
-package bot
+// Package customid encodes and signs the custom IDs of the bot's buttons
+// and menus ("t1:<action>:<game>:<move>:<cell>:<sig>"): which action, on
+// which game, at which move, on which cell, signed with a truncated HMAC so
+// that a forged or altered ID is refused. The format is stable: boards in
+// Discord carry IDs made by earlier builds.
+package customid
 
 import (
 	"crypto/hmac"
@@ -31,17 +36,17 @@ const (
 // Errors returned by Signer.Decode and Signer.Encode. Decode errors are
 // safe to treat as "this button is not valid" and show no details.
 var (
-	// ErrMalformedCustomID reports a custom ID that is not in the format
+	// ErrMalformed reports a custom ID that is not in the format
 	// this bot writes (not ours, truncated, or edited).
-	ErrMalformedCustomID = errors.New("bot: malformed custom ID")
-	// ErrForgedCustomID reports a well-formed custom ID whose signature
+	ErrMalformed = errors.New("customid: malformed custom ID")
+	// ErrForged reports a well-formed custom ID whose signature
 	// does not match: forged, or signed with another key.
-	ErrForgedCustomID = errors.New("bot: custom ID signature mismatch")
-	// ErrCustomIDTooLong reports that a custom ID would exceed
+	ErrForged = errors.New("customid: custom ID signature mismatch")
+	// ErrTooLong reports that a custom ID would exceed
 	// MaxCustomIDLen (the game ID is too long).
-	ErrCustomIDTooLong = errors.New("bot: custom ID too long")
+	ErrTooLong = errors.New("customid: custom ID too long")
 	// ErrShortKey reports an HMAC key shorter than MinKeyLen.
-	ErrShortKey = errors.New("bot: custom-ID key too short")
+	ErrShortKey = errors.New("customid: custom-ID key too short")
 )
 
 // Action is what a button does.
@@ -147,11 +152,11 @@ func (a Action) valid() bool { return a >= ActionMove && a <= ActionTournament }
 // opened them may use.
 func (a Action) owned() bool { return a >= ActionFirst && a <= ActionSetting }
 
-// CustomID is what a button's custom ID carries: the action, the game, the
+// ID is what a button's custom ID carries: the action, the game, the
 // number of moves the board showed when it was rendered (so a click on an
 // outdated board is recognised and never applied to a newer one) and, for
 // ActionMove, the cell.
-type CustomID struct {
+type ID struct {
 	// Action is what the button does.
 	Action Action
 	// Game is the game the button belongs to.
@@ -185,13 +190,13 @@ func (h HistoryRef) ID() persistence.GameID {
 // ParseHistoryRef reads the game field of an ActionHistory button.
 func ParseHistoryRef(id persistence.GameID) (HistoryRef, error) {
 	u, r, ok := strings.Cut(string(id), ".")
-	if !ok || !snowflake(u) {
-		return HistoryRef{}, fmt.Errorf("%w: history %q", ErrMalformedCustomID, id)
+	if !ok || !Snowflake(u) {
+		return HistoryRef{}, fmt.Errorf("%w: history %q", ErrMalformed, id)
 	}
 	if r == "all" {
 		r = ""
 	} else if _, err := game.ParseRules(r); err != nil {
-		return HistoryRef{}, fmt.Errorf("%w: history board %q", ErrMalformedCustomID, r)
+		return HistoryRef{}, fmt.Errorf("%w: history board %q", ErrMalformed, r)
 	}
 	return HistoryRef{User: u, Rules: r}, nil
 }
@@ -227,95 +232,95 @@ func NewSigner(key []byte) (*Signer, error) {
 }
 
 // Encode returns the signed custom ID for id. It fails with
-// ErrMalformedCustomID for an invalid action, move number, cell or game ID
+// ErrMalformed for an invalid action, move number, cell or game ID
 // (one containing a colon or space, or without a channel and suffix), and
-// with ErrCustomIDTooLong when the result would not fit in Discord's limit.
-func (s *Signer) Encode(id CustomID) (string, error) {
+// with ErrTooLong when the result would not fit in Discord's limit.
+func (s *Signer) Encode(id ID) (string, error) {
 	if !id.Action.valid() {
-		return "", fmt.Errorf("%w: action %d", ErrMalformedCustomID, id.Action)
+		return "", fmt.Errorf("%w: action %d", ErrMalformed, id.Action)
 	}
 	if id.Move < 0 || id.Move > MaxMoveNumber {
-		return "", fmt.Errorf("%w: move number %d outside 0-%d", ErrMalformedCustomID, id.Move, MaxMoveNumber)
+		return "", fmt.Errorf("%w: move number %d outside 0-%d", ErrMalformed, id.Move, MaxMoveNumber)
 	}
-	if !validGameID(string(id.Game)) {
-		return "", fmt.Errorf("%w: game ID %q", ErrMalformedCustomID, id.Game)
+	if !ValidGameID(string(id.Game)) {
+		return "", fmt.Errorf("%w: game ID %q", ErrMalformed, id.Game)
 	}
 	cell := noCell
 	switch {
 	case id.Action == ActionMove:
 		if id.Cell >= 64 {
-			return "", fmt.Errorf("%w: cell %d", ErrMalformedCustomID, id.Cell)
+			return "", fmt.Errorf("%w: cell %d", ErrMalformed, id.Cell)
 		}
 		cell = id.Cell.String()
 	case id.Cell != 0:
-		return "", fmt.Errorf("%w: cell %s on a %s button", ErrMalformedCustomID, id.Cell, id.Action)
+		return "", fmt.Errorf("%w: cell %s on a %s button", ErrMalformed, id.Cell, id.Action)
 	case id.Action.owned():
-		if !snowflake(id.Owner) {
-			return "", fmt.Errorf("%w: owner %q of a %s button", ErrMalformedCustomID, id.Owner, id.Action)
+		if !Snowflake(id.Owner) {
+			return "", fmt.Errorf("%w: owner %q of a %s button", ErrMalformed, id.Owner, id.Action)
 		}
 		cell = id.Owner
 	}
 	if id.Owner != "" && !id.Action.owned() {
-		return "", fmt.Errorf("%w: owner on a %s button", ErrMalformedCustomID, id.Action)
+		return "", fmt.Errorf("%w: owner on a %s button", ErrMalformed, id.Action)
 	}
 	body := customIDPrefix + ":" + actionCodes[id.Action:id.Action+1] + ":" + string(id.Game) + ":" +
 		strconv.Itoa(id.Move) + ":" + cell
 	out := body + ":" + s.sign(body)
 	if len(out) > MaxCustomIDLen {
-		return "", fmt.Errorf("%w: %d characters for game %q", ErrCustomIDTooLong, len(out), id.Game)
+		return "", fmt.Errorf("%w: %d characters for game %q", ErrTooLong, len(out), id.Game)
 	}
 	return out, nil
 }
 
 // Decode checks the signature of a custom ID and returns what it carries.
-// It fails with ErrMalformedCustomID when s is not in the format and with
-// ErrForgedCustomID when the signature does not match. Every string Decode
+// It fails with ErrMalformed when s is not in the format and with
+// ErrForged when the signature does not match. Every string Decode
 // accepts is exactly what Encode returns for the result.
-func (s *Signer) Decode(raw string) (CustomID, error) {
+func (s *Signer) Decode(raw string) (ID, error) {
 	if len(raw) > MaxCustomIDLen {
-		return CustomID{}, fmt.Errorf("%w: %d characters", ErrMalformedCustomID, len(raw))
+		return ID{}, fmt.Errorf("%w: %d characters", ErrMalformed, len(raw))
 	}
 	i := strings.LastIndexByte(raw, ':')
 	if i < 0 {
-		return CustomID{}, fmt.Errorf("%w: no signature", ErrMalformedCustomID)
+		return ID{}, fmt.Errorf("%w: no signature", ErrMalformed)
 	}
 	body, sig := raw[:i], raw[i+1:]
 	f := strings.Split(body, ":")
 	if len(f) != 5 || f[0] != customIDPrefix || len(f[1]) != 1 {
-		return CustomID{}, fmt.Errorf("%w: not a t1 custom ID", ErrMalformedCustomID)
+		return ID{}, fmt.Errorf("%w: not a t1 custom ID", ErrMalformed)
 	}
 	if want := s.sign(body); !hmac.Equal([]byte(sig), []byte(want)) {
-		return CustomID{}, ErrForgedCustomID
+		return ID{}, ErrForged
 	}
 	// The fields below were written by Encode with our key, but check them
 	// anyway so a leaked key or a format bug cannot produce odd values.
 	a := Action(strings.IndexByte(actionCodes, f[1][0]))
 	if !a.valid() {
-		return CustomID{}, fmt.Errorf("%w: action %q", ErrMalformedCustomID, f[1])
+		return ID{}, fmt.Errorf("%w: action %q", ErrMalformed, f[1])
 	}
-	id := CustomID{Action: a, Game: persistence.GameID(f[2])}
-	if !validGameID(f[2]) {
-		return CustomID{}, fmt.Errorf("%w: game ID %q", ErrMalformedCustomID, f[2])
+	id := ID{Action: a, Game: persistence.GameID(f[2])}
+	if !ValidGameID(f[2]) {
+		return ID{}, fmt.Errorf("%w: game ID %q", ErrMalformed, f[2])
 	}
 	n, err := strconv.Atoi(f[3])
 	if err != nil || n < 0 || n > MaxMoveNumber || strconv.Itoa(n) != f[3] {
-		return CustomID{}, fmt.Errorf("%w: move number %q", ErrMalformedCustomID, f[3])
+		return ID{}, fmt.Errorf("%w: move number %q", ErrMalformed, f[3])
 	}
 	id.Move = n
 	switch {
 	case a == ActionMove:
 		c, ok := parseCellName(f[4])
 		if !ok {
-			return CustomID{}, fmt.Errorf("%w: cell %q", ErrMalformedCustomID, f[4])
+			return ID{}, fmt.Errorf("%w: cell %q", ErrMalformed, f[4])
 		}
 		id.Cell = c
 	case a.owned():
-		if !snowflake(f[4]) {
-			return CustomID{}, fmt.Errorf("%w: owner %q", ErrMalformedCustomID, f[4])
+		if !Snowflake(f[4]) {
+			return ID{}, fmt.Errorf("%w: owner %q", ErrMalformed, f[4])
 		}
 		id.Owner = f[4]
 	case f[4] != noCell:
-		return CustomID{}, fmt.Errorf("%w: cell %q on a %s button", ErrMalformedCustomID, f[4], a)
+		return ID{}, fmt.Errorf("%w: cell %q on a %s button", ErrMalformed, f[4], a)
 	}
 	return id, nil
 }
@@ -330,7 +335,7 @@ func (s *Signer) sign(body string) string {
 // validGameID accepts what can sit in the game field: 3 to 80 printable
 // ASCII characters without colons or spaces, with a "." between a non-empty
 // channel and a non-empty suffix (see persistence.GameID).
-func validGameID(s string) bool {
+func ValidGameID(s string) bool {
 	if len(s) < 3 || len(s) > 80 {
 		return false
 	}
@@ -349,4 +354,17 @@ func parseCellName(s string) (game.Cell, bool) {
 		return 0, false
 	}
 	return game.NewCell(int(s[1]-'1'), int(s[0]-'a')), true
+}
+
+// Snowflake reports whether s looks like a Discord ID: 1 to 20 digits.
+func Snowflake(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

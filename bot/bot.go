@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -140,17 +141,19 @@ type Bot struct {
 	// dc is base wrapped so that the bot's own writes are retried (see
 	// retryingDiscord); base is the Discord the Bot was given, for the
 	// optional interfaces it may have.
-	dc             Discord
-	base           Discord
-	store          *persistence.Store
-	levels         *ai.Registry
-	levelNames     []string
-	cat            *i18n.Catalog
-	signer         *customid.Signer
-	render         *Renderer
-	log            *slog.Logger
-	appID          string
-	now            func() time.Time
+	dc         Discord
+	base       Discord
+	store      *persistence.Store
+	levels     *ai.Registry
+	levelNames []string
+	cat        *i18n.Catalog
+	signer     *customid.Signer
+	render     *Renderer
+	log        *slog.Logger
+	appID      string
+	now        func() time.Time
+	// sweeps counts the finished sweeps (Sweeps).
+	sweeps         atomic.Int64
 	moveTimeout    time.Duration
 	handlerTimeout time.Duration
 	lc             lifecycle

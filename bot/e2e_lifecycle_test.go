@@ -109,6 +109,21 @@ func (e *e2e) sweeper(every time.Duration) (stop func()) {
 	return stop
 }
 
+// sweeps waits until the bot's sweeper has finished n more sweeps (each
+// with all the work it started), so that a test can show that sweeps did
+// not act, without sleeping for a guessed time.
+func (e *e2e) sweeps(n int64) {
+	e.t.Helper()
+	want := e.bot.Sweeps() + n
+	deadline := time.Now().Add(e2eTimeout)
+	for e.bot.Sweeps() < want {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the sweeper did not finish %d sweeps in time", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // waitEdited waits until message id has content containing want.
 func (e *e2e) waitEdited(id, want string) fakediscord.Message {
 	e.t.Helper()
@@ -197,7 +212,7 @@ func TestE2ETimeouts(t *testing.T) {
 		t.Fatalf("board %q, want %q", r.Message.Content, deadline)
 	}
 	clk.Advance(time.Minute)
-	time.Sleep(30 * time.Millisecond) // sweeps that must not end the game
+	e.sweeps(2) // sweeps that must not end the game
 	if s := e.game(r.Message); s.Status != persistence.StatusActive {
 		t.Fatalf("game %s before its deadline", s.Status)
 	}
@@ -208,7 +223,7 @@ func TestE2ETimeouts(t *testing.T) {
 	if !strings.Contains(m.Content, win) {
 		t.Fatalf("timed-out board %q, want the rating line %q", m.Content, win)
 	}
-	time.Sleep(30 * time.Millisecond)
+	e.sweeps(1) // the sweep that ended the game has recorded it
 	if st, err := e.store.Stats(e.ctx, e2eGuild, alice); err != nil || st.Games != 1 || st.Wins != 1 {
 		t.Fatalf("alice's stats %+v %v, want one win", st, err)
 	}

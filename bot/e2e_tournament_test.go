@@ -474,7 +474,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 
 	e.sweepsIdle()
 	clk.Advance(29 * time.Minute)
-	time.Sleep(50 * time.Millisecond) // sweeps that must start nothing
+	e.sweeps(2) // sweeps that must start nothing
 	for _, name := range []string{"Early", "Lonely"} {
 		e.tournamentOf(name, "in sign-up before its start time", func(t *persistence.Tournament) bool {
 			return t.Status == persistence.TournamentSignup
@@ -507,7 +507,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 	e.tournamentOf("Lonely", "with its notice posted", func(t *persistence.Tournament) bool { return t.FinalPosted && t.Due.IsZero() })
 	e.sweepsIdle()
 	clk.Advance(time.Minute)
-	time.Sleep(50 * time.Millisecond) // sweeps that must post nothing more
+	e.sweeps(2) // sweeps that must post nothing more
 	n := 0
 	for _, m := range e.srv.Messages(e2eChannel) {
 		if m.Content == notice {
@@ -554,7 +554,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	})
 	e.sweepsIdle()
 	clk.Advance(time.Second)
-	time.Sleep(50 * time.Millisecond) // sweeps that must not start the game
+	e.sweeps(2) // sweeps that must not start the game
 	if tn = e.tournamentOf("Busy", "running", func(*persistence.Tournament) bool { return true }); tn.Games[0].Created {
 		t.Fatalf("the tournament game started while %s was playing another game here", busy)
 	}

@@ -12,6 +12,11 @@ import (
 	"github.com/tttbot/ttt-bot/sched"
 )
 
+// Sweeps is how many sweeps RunSweeper has finished, with all the work
+// each started (deadlines, tournaments, owed boards): a test waits for a
+// number of them to show that a sweep did not act.
+func (b *Bot) Sweeps() int64 { return b.sweeps.Load() }
+
 // sweepBatch is how many due games one Store.Sweep call claims.
 const sweepBatch = 100
 
@@ -72,16 +77,25 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 		case run := <-b.lc.retrains:
 			startRetrain(run)
 		case <-tick.C:
+			var work sync.WaitGroup // this sweep's work, counted in Sweeps when done
 			spawn := func(f func()) {
 				duels.Add(1)
+				work.Add(1)
 				go func() {
 					defer duels.Done()
+					defer work.Done()
 					f()
 				}()
 			}
 			b.sweep(ctx, spawn)
 			b.sweepTournaments(ctx, spawn)
 			b.deliverOwedBoards(ctx, spawn)
+			duels.Add(1)
+			go func() {
+				defer duels.Done()
+				work.Wait()
+				b.sweeps.Add(1)
+			}()
 		}
 	}
 }

@@ -124,16 +124,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-RateLimit-Bucket", "fake")
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	s.mu.Lock()
-	f := s.faultLocked(r.Method, u.Path)
+	f, kind := s.faultLocked(r.Method, u.Path)
 	s.mu.Unlock()
 	switch {
 	case f == nil:
 		s.restMux.ServeHTTP(rec, r2)
-	case f.Kind == FaultResetBefore || f.Kind == FaultResetAfter:
+	case kind == FaultResetBefore || kind == FaultResetAfter:
 		rec.status = 0
-		serveFault(f, w, r2, s.restMux)
+		serveFault(f, kind, w, r2, s.restMux)
 	default:
-		serveFault(f, rec, r2, s.restMux)
+		serveFault(f, kind, rec, r2, s.restMux)
 	}
 
 	s.mu.Lock()
@@ -470,6 +470,7 @@ func (s *Server) restChannelEdit(r *http.Request, body []byte) (int, any, *apiEr
 	}
 	applyPayload(m, &p, allowedChannelEditFlags)
 	m.Edited = s.now()
+	s.shownLocked(m)
 	s.notifyLocked()
 	return http.StatusOK, s.wireMessage(m), nil
 }

@@ -204,6 +204,32 @@ func (s *Server) addMessageLocked(m *message) {
 	}
 	s.messages[m.ID] = m
 	s.channels[m.ChannelID] = append(s.channels[m.ChannelID], m)
+	s.shownLocked(m)
+}
+
+// shownLocked records m as it is now in its history (with
+// Options.History); s.mu must be held.
+func (s *Server) shownLocked(m *message) {
+	if !s.opts.History {
+		return
+	}
+	if s.history == nil {
+		s.history = map[string][]message{}
+	}
+	s.history[m.ID] = append(s.history[m.ID], *m)
+}
+
+// History returns every state message id was shown in, oldest first:
+// as it was created, then after each edit (its Edited says when). It is
+// empty unless the Server was made with Options.History.
+func (s *Server) History(id string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Message, 0, len(s.history[id]))
+	for _, m := range s.history[id] {
+		out = append(out, m.snapshot())
+	}
+	return out
 }
 
 // PostMessage stores a message as if the bot had posted it to the channel

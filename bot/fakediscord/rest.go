@@ -417,7 +417,7 @@ func (s *Server) restChannelCreate(r *http.Request, body []byte) (int, any, *api
 			return http.StatusOK, s.wireMessage(n.msg), nil
 		}
 	}
-	m := &message{ChannelID: r.PathValue("channel"), GuildID: s.channelGuild[r.PathValue("channel")]}
+	m := &message{ChannelID: r.PathValue("channel"), GuildID: s.channelGuild[r.PathValue("channel")], Nonce: p.Nonce}
 	applyPayload(m, &p, allowedChannelEditFlags|FlagSuppressNotify)
 	if e := s.attachLocked(m, &p, files); e != nil {
 		return 0, nil, e

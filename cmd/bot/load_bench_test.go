@@ -34,7 +34,10 @@ import (
 //
 // They need redis-server on the PATH and the go command (to build the
 // bot); -short skips them. -load.bin=PATH runs them against a bot binary
-// built elsewhere instead (an older commit, for a before and after). Each
+// built elsewhere instead (an older commit, for a before and after);
+// -load.faults=0.05 makes the fake fail a seeded 5% of the replicas'
+// writes (see load_faults_test.go), and every flood game seen finished
+// must show its final board after the flood, faults or not. Each
 // case logs a one-line summary; the answers without a board, how the AI
 // replies came, the REST requests Discord refused and the replicas' log
 // lines go to stdout.

@@ -177,6 +177,15 @@ func TestE2EFaultMatrix(t *testing.T) {
 					faults(e.srv, seed)
 					sc.run(t, e)
 					e.everyBoardTrue()
+					if sc.faults == nil {
+						// Faults the retries absorb are no errors (an
+						// outage fails interactions: those are).
+						for _, l := range strings.Split(e.logs.String(), "\n") {
+							if strings.Contains(l, "level=ERROR") {
+								t.Errorf("logged: %s", l)
+							}
+						}
+					}
 					met.add(t, e.srv.Calls())
 				})
 			}

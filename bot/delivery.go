@@ -162,6 +162,8 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 	err = b.showOwed(ctx, s)
 	var re *discordgo.RESTError
 	switch {
+	case errors.Is(err, errSuperseded):
+		later(err)
 	case err == nil:
 		b.metrics.deliveryDone()
 		if _, err := b.store.Delivered(context.WithoutCancel(ctx), s.ID, s.Version); err != nil {
@@ -216,7 +218,9 @@ func (b *Bot) deliverSignup(ctx context.Context, o persistence.Owed, later func(
 // it twice) when it has none or its message was deleted.
 func (b *Bot) showOwed(ctx context.Context, s *persistence.Session) error {
 	if s.Message != "" {
-		err := b.editMessage(ctx, i18n.DefaultLocale, s, nil)
+		// A retry stops once the game has moved on: the newer board is
+		// shown by whoever made it, or by the next try of this debt.
+		err := b.editMessage(withSuperseded(ctx, b.movedOn(ctx, s)), i18n.DefaultLocale, s, nil)
 		var re *discordgo.RESTError
 		if !errors.As(err, &re) || re.Message == nil || re.Message.Code != discordgo.ErrCodeUnknownMessage || !s.Status.Live() {
 			return err

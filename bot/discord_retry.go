@@ -117,8 +117,34 @@ func (p retryPolicy) do(ctx context.Context, write func() error) (int, error) {
 		if serr := p.sleep(ctx, d); serr != nil {
 			return n, err
 		}
+		if moved := supersededOf(ctx); moved != nil && moved() {
+			return n, errSuperseded
+		}
 		pause *= 2
 	}
+}
+
+// errSuperseded is the error of a write not tried again because what it
+// shows is out of date: the game moved on meanwhile, and whoever moved it
+// shows (or owes) the newer board. (An attempt whose connection was reset
+// after Discord applied it, tried again after the player had already
+// clicked the board it showed, would put that old board back over the
+// newer one.)
+var errSuperseded = errors.New("bot: the board changed meanwhile; not written again")
+
+// supersededKey carries a write's staleness check in its context.
+type supersededKey struct{}
+
+// withSuperseded makes the writes made with ctx stop retrying once moved
+// reports that what they show is out of date.
+func withSuperseded(ctx context.Context, moved func() bool) context.Context {
+	return context.WithValue(ctx, supersededKey{}, moved)
+}
+
+// supersededOf is the check withSuperseded put in ctx, or nil.
+func supersededOf(ctx context.Context) func() bool {
+	f, _ := ctx.Value(supersededKey{}).(func() bool)
+	return f
 }
 
 // contextOf is the context options give a request (Background if none).
@@ -137,7 +163,7 @@ func (d *retryingDiscord) retry(route string, options []discordgo.RequestOption,
 	if n > 1 && d.retried != nil {
 		d.retried(route, n-1)
 	}
-	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) {
+	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) && !errors.Is(err, errSuperseded) {
 		d.giveUp(route, n, err)
 	}
 	return err

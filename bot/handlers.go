@@ -417,9 +417,10 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		}
 	}
 	if seat.AI.Budget > b.moveTimeout {
-		if answerFirst(); answerErr != nil {
-			return answerErr
-		}
+		// Even when the answer fails (Discord is down), the computer
+		// replies: the board it leaves is owed to the screen (see
+		// delivery.go), and is shown as soon as Discord takes it.
+		answerFirst()
 	}
 	job := jobOf(c, sched.Interactive)
 	job.Patience, job.Waiting = aiPatience, func() {
@@ -433,7 +434,9 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		return err
 	case answerErr != nil:
 		// The user could not be answered, but the AI has moved: the game
-		// goes on from the next board anyone sees.
+		// goes on from the next board anyone sees (a sweeper shows it),
+		// and a reply that ended it is recorded all the same.
+		b.finish(ctx, c, s)
 		return answerErr
 	case !answered.Load():
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
@@ -455,9 +458,13 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 // neither could show is owed to the screen (see delivery.go): a sweeper
 // shows it, so the failure is a warning, not an error for the user.
 func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []RatingChange) error {
-	err := b.editOriginal(ctx, c, data)
+	err := b.editOriginal(withSuperseded(ctx, b.movedOn(ctx, s)), c, data)
 	if err == nil {
 		b.afterDelivery(ctx, c.pub, s)
+		return nil
+	}
+	if errors.Is(err, errSuperseded) {
+		c.deferred = false // the player has moved on from this board
 		return nil
 	}
 	if s.Message == "" {

@@ -34,6 +34,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
@@ -123,6 +124,8 @@ type loadCluster struct {
 	replicas []*loadReplica
 	proxy    *loadProxy // nil: the fake posts to the one replica directly
 	dir      string
+	// store reads the games the flood played (their final boards).
+	store *persistence.Store
 }
 
 // loadPort returns a free loopback port.
@@ -184,7 +187,8 @@ func startLoadCluster(tb testing.TB, bin string, c floodCase) *loadCluster {
 		tb.Fatal(err)
 	}
 	cl := &loadCluster{fake: fake, signer: signer, cat: cat, dir: tb.TempDir(),
-		turn: strings.TrimSpace(cat.Text(i18n.DefaultLocale, "board.turn", "mark", "", "player", ""))}
+		turn:  strings.TrimSpace(cat.Text(i18n.DefaultLocale, "board.turn", "mark", "", "player", "")),
+		store: persistence.New(redistest.Client(tb, rdb), persistence.Options{PseudonymKey: []byte(loadPseudonymKey)})}
 	_, tasksetErr := exec.LookPath("taskset")
 	for i := range c.replicas {
 		r := &loadReplica{name: fmt.Sprintf("replica%d", i+1), endpoint: "http://" + loadPort(tb), ops: "http://" + loadPort(tb),
@@ -221,6 +225,7 @@ func startLoadCluster(tb testing.TB, bin string, c floodCase) *loadCluster {
 		tb.Fatalf("the interactions endpoint %s fails Discord's check: %v", target, err)
 	}
 	fake.SetInteractionsURL(target)
+	injectLoadFaults(fake, *loadFaults)
 	return cl
 }
 
@@ -783,6 +788,9 @@ func (d *loadDriver) play(ctx context.Context, p *loadPlayer) gameEnd {
 	for tries := 0; ; {
 		switch v.state {
 		case stateOver:
+			if !p.bystander {
+				d.rec.finished(board.ID)
+			}
 			return endFinished
 		case stateTurn:
 		case stateThinking:
@@ -912,6 +920,15 @@ type loadRecorder struct {
 	nErrs  int
 	ends   [numEnds]int // flood games
 	byEnds [numEnds]int // bystander games
+	// finishedBoards are the board messages of the flood games seen
+	// finished.
+	finishedBoards []string
+}
+
+func (r *loadRecorder) finished(board string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finishedBoards = append(r.finishedBoards, board)
 }
 
 func newLoadRecorder() *loadRecorder { return &loadRecorder{texts: map[string]int{}} }

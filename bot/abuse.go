@@ -242,6 +242,12 @@ func (b *Bot) checkJoin(ctx context.Context, c *call, action customid.Action, ch
 	return nil
 }
 
+// The routes of /ttt block and /ttt unblock (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubBlock), parseBlock, (*Bot).block)
+	routeCommand(commandPath(CommandName, SubUnblock), parseBlock, (*Bot).block)
+}
+
 // block handles /ttt block and /ttt unblock; both answer privately and
 // are idempotent.
 func (b *Bot) block(ctx context.Context, c *call, r BlockRequest) error {

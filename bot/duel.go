@@ -25,6 +25,11 @@ type duelJob struct {
 	loc discordgo.Locale
 }
 
+// The route of /ttt ai-duel (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubAIDuel), func(in commandInput) (Request, error) { return parseAIDuel(in.o, in.pc) }, (*Bot).duel)
+}
+
 // duel starts an AI duel: the board is posted, and the RunSweeper loop
 // plays one move per Options.DuelStep by editing it.
 func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {

@@ -25,98 +25,26 @@ const (
 	respDeferred = discordgo.InteractionResponseDeferredChannelMessageWithSource // 5
 )
 
-// command handles a slash command.
-func (b *Bot) command(ctx context.Context, c *call) error {
-	data := c.i.ApplicationCommandData()
-	st, err := b.settings(ctx, c, c.i.GuildID)
-	if err != nil {
-		return err
-	}
-	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board, Now: b.now()})
-	if err != nil {
-		return err
-	}
-	switch r := req.(type) {
-	case ChallengeRequest:
-		return b.challenge(ctx, c, r)
-	case VsAIRequest:
-		return b.vsAI(ctx, c, r)
-	case ResignRequest:
-		return b.resignCommand(ctx, c)
-	case HelpRequest:
-		return b.respond(ctx, c, respMessage, b.render.Help(c.loc))
-	case StatsRequest:
-		return b.stats(ctx, c, r)
-	case LeaderboardRequest:
-		return b.leaderboard(ctx, c, r)
-	case AIDuelRequest:
-		return b.duel(ctx, c, r)
-	case HistoryRequest:
-		return b.history(ctx, c, r)
-	case ReplayRequest:
-		return b.replay(ctx, c, r.Game)
-	case ReviewRequest:
-		return b.reviewGame(ctx, c, r.Game)
-	case HintRequest:
-		return b.hint(ctx, c)
-	case PuzzleRequest:
-		return b.puzzle(ctx, c, r)
-	case PrivacyRequest:
-		return b.privacy(ctx, c)
-	case ForgetMeRequest:
-		return b.forgetMe(ctx, c)
-	case BlockRequest:
-		return b.block(ctx, c, r)
-	case TournamentRequest:
-		return b.tournamentCommand(ctx, c, r)
-	case EndGameRequest, ModelRequest, RetrainRequest, SettingsRequest, SetRequest, LogRequest, ForgetServerRequest:
-		return b.admin(ctx, c, r)
-	}
-	return userErr(KeyUnavailable)
-}
-
-// component handles a click on one of our buttons.
-func (b *Bot) component(ctx context.Context, c *call) error {
-	id, err := b.signer.Decode(c.i.MessageComponentData().CustomID)
-	if err != nil {
-		return err
-	}
-	switch id.Action {
-	case customid.ActionSetting:
-		return b.clickSetting(ctx, c, id)
-	case customid.ActionHistory:
-		return b.clickHistory(ctx, c, id)
-	case customid.ActionForgetMe:
-		return b.clickForgetMe(ctx, c, id)
-	case customid.ActionForgetServer:
-		return b.clickForgetServer(ctx, c, id)
-	case customid.ActionFirst, customid.ActionBack, customid.ActionNext, customid.ActionLast:
-		return b.clickStep(ctx, c, id)
-	case customid.ActionReplay:
-		return b.replay(ctx, c, id.Game)
-	case customid.ActionReview:
-		return b.reviewGame(ctx, c, id.Game)
-	case customid.ActionTournament:
-		return b.clickTournament(ctx, c, id)
-	}
-	// The buttons above work wherever their message is (a history or a
-	// replay may show games of other channels); a game's own buttons only
-	// on its board.
-	if id.Game.Channel() != c.i.ChannelID {
-		// Signed by us, but shown in another channel: not a board we sent here.
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
-	}
-	switch id.Action {
-	case customid.ActionMove:
-		return b.clickMove(ctx, c, id)
-	case customid.ActionResign:
-		return b.clickResign(ctx, c, id)
-	case customid.ActionAccept, customid.ActionJoin, customid.ActionDecline, customid.ActionCancel:
-		return b.answerChallenge(ctx, c, id)
-	case customid.ActionRematch:
-		return b.rematch(ctx, c, id)
-	}
-	return userErr(KeyUnavailable)
+// The routes of the games: challenges, games against the computer,
+// resigning, the help, stats and leaderboards, and the buttons of a
+// board and of a challenge (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubChallenge), func(in commandInput) (Request, error) {
+		return parseChallenge(in.o, in.resolved, in.pc)
+	}, (*Bot).challenge)
+	routeCommand(commandPath(CommandName, SubVsAI), func(in commandInput) (Request, error) { return parseVsAI(in.o, in.pc) }, (*Bot).vsAI)
+	routeCommand(commandPath(CommandName, SubResign), noOptions(ResignRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ ResignRequest) error { return b.resignCommand(ctx, c) })
+	routeCommand(commandPath(CommandName, SubHelp), noOptions(HelpRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ HelpRequest) error {
+			return b.respond(ctx, c, respMessage, b.render.Help(c.loc))
+		})
+	routeCommand(commandPath(CommandName, SubStats), parseStats, (*Bot).stats)
+	routeCommand(commandPath(CommandName, SubLeaderboard), parseLeaderboard, (*Bot).leaderboard)
+	routeComponent(false, (*Bot).clickMove, customid.ActionMove)
+	routeComponent(false, (*Bot).clickResign, customid.ActionResign)
+	routeComponent(false, (*Bot).answerChallenge, customid.ActionAccept, customid.ActionJoin, customid.ActionDecline, customid.ActionCancel)
+	routeComponent(false, (*Bot).rematch, customid.ActionRematch)
 }
 
 // challenge posts a challenge to a user, or to anyone.

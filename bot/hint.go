@@ -26,6 +26,12 @@ const (
 // search's best guess and says so.
 const hintTimeout = 2 * time.Second
 
+// The route of /ttt hint (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubHint), noOptions(HintRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ HintRequest) error { return b.hint(ctx, c) })
+}
+
 // hint shows the user, privately, the best moves in their game against
 // the computer in this channel, and marks their side of the game as
 // assisted (in the history, and in the corpus so that the human-move

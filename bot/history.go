@@ -44,6 +44,20 @@ const HistoryPage = 10
 // estimates rather than failing.
 const reviewTimeout = 20 * time.Second
 
+// The routes of the history, replays and reviews, and of their buttons,
+// which work on any message that shows them (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubHistory), func(in commandInput) (Request, error) { return parseHistory(in.o, in.pc) }, (*Bot).history)
+	routeCommand(commandPath(CommandName, SubReplay), parseGameOption(func(g persistence.GameID) Request { return ReplayRequest{Game: g} }),
+		func(b *Bot, ctx context.Context, c *call, r ReplayRequest) error { return b.replay(ctx, c, r.Game) })
+	routeCommand(commandPath(CommandName, SubReview), parseGameOption(func(g persistence.GameID) Request { return ReviewRequest{Game: g} }),
+		func(b *Bot, ctx context.Context, c *call, r ReviewRequest) error { return b.reviewGame(ctx, c, r.Game) })
+	routeComponent(true, (*Bot).clickHistory, customid.ActionHistory)
+	routeComponent(true, (*Bot).clickStep, customid.ActionFirst, customid.ActionBack, customid.ActionNext, customid.ActionLast)
+	routeComponent(true, func(b *Bot, ctx context.Context, c *call, id customid.ID) error { return b.replay(ctx, c, id.Game) }, customid.ActionReplay)
+	routeComponent(true, func(b *Bot, ctx context.Context, c *call, id customid.ID) error { return b.reviewGame(ctx, c, id.Game) }, customid.ActionReview)
+}
+
 // history shows a page of a user's games in this server.
 func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
 	if c.i.GuildID == "" && r.User != c.user {

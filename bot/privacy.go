@@ -18,6 +18,16 @@ const (
 	KeyNotYourConfirm = "reply.not_your_confirm"
 )
 
+// The routes of /ttt privacy and /ttt forget-me, and of forget-me's
+// confirmation (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubPrivacy), noOptions(PrivacyRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ PrivacyRequest) error { return b.privacy(ctx, c) })
+	routeCommand(commandPath(CommandName, SubForgetMe), noOptions(ForgetMeRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ ForgetMeRequest) error { return b.forgetMe(ctx, c) })
+	routeComponent(true, (*Bot).clickForgetMe, customid.ActionForgetMe)
+}
+
 // privacy tells the user, privately, what the bot keeps and for how long,
 // and how to have it deleted.
 func (b *Bot) privacy(ctx context.Context, c *call) error {

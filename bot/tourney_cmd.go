@@ -16,6 +16,16 @@ import (
 	"github.com/tttbot/ttt-bot/tournament"
 )
 
+// The routes of /ttt tournament's subcommands and of the sign-up's
+// buttons (see routes.go).
+func init() {
+	parse := func(in commandInput) (Request, error) { return parseTournament(in.sub, in.pc) }
+	for _, sub := range []string{TournamentCreate, TournamentStart, TournamentStatus, TournamentStandings, TournamentLeave, TournamentCancel, TournamentAddAI} {
+		routeCommand(commandPath(CommandName, SubTournament, sub), parse, (*Bot).tournamentCommand)
+	}
+	routeComponent(true, (*Bot).clickTournament, customid.ActionTournament)
+}
+
 // tournamentCommand handles /ttt tournament <sub>. Tournaments live in a
 // server; creating one, starting, cancelling and signing a computer up
 // take its creator or a moderator (Manage Server, or a moderator role).

@@ -19,6 +19,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -224,6 +225,14 @@ func New(d Deps, o Options) (*Bot, error) {
 		},
 		retried: o.Metrics.discordRetried}
 	return b, nil
+}
+
+// Inline returns the InlineDiscord the Bot answers through in HTTP
+// interactions mode (its Deps.Discord), or nil if it was given another
+// Discord: httpmode.NewEndpoint takes it.
+func (b *Bot) Inline() *httpmode.InlineDiscord {
+	in, _ := b.base.(*httpmode.InlineDiscord)
+	return in
 }
 
 // Commands returns the application commands the Bot handles, as Register

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 )
 
 // Defaults of the retry of the bot's own writes (see retryingDiscord).
@@ -264,8 +266,8 @@ func restOf(dc Discord) rawRequester {
 	if r, ok := dc.(rawRequester); ok {
 		return r
 	}
-	if in, ok := dc.(*InlineDiscord); ok {
-		if r, ok := in.Discord.(rawRequester); ok {
+	if in, ok := dc.(*httpmode.InlineDiscord); ok {
+		if r, ok := in.REST.(rawRequester); ok {
 			return r
 		}
 	}

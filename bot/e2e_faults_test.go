@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tttbot/ttt-bot/bot/customid"
-	"github.com/tttbot/ttt-bot/bot/i18n"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -19,7 +17,10 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -212,7 +213,7 @@ func startFaultBed(t *testing.T, transport string, opts bot.Options, timeout tim
 	case "gateway":
 		e.openGateway(persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: e2ePseudonymKey}), opts, nil)
 	default:
-		p, store := e.startHTTPProc(0, opts, bot.EndpointOptions{})
+		p, store := e.startHTTPProc(0, opts, httpmode.EndpointOptions{})
 		e.bot, e.store = p.bot, store
 		srv.SetInteractionsURL(p.url)
 	}

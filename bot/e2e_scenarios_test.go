@@ -21,6 +21,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -65,7 +66,7 @@ var transports = []struct {
 		}}
 	}},
 	{"http", func(t *testing.T, opts bot.Options) *scenarioBed {
-		e, procs := newHTTPE2E(t, 1, opts, bot.EndpointOptions{})
+		e, procs := newHTTPE2E(t, 1, opts, httpmode.EndpointOptions{})
 		wantCommands(t, e)
 		cur := procs[0]
 		return &scenarioBed{e2e: e, restart: func() {
@@ -73,7 +74,7 @@ var transports = []struct {
 			if err := cur.endpoint.Shutdown(e.ctx); err != nil {
 				t.Fatal(err)
 			}
-			p, store := e.startHTTPProc(1, opts, bot.EndpointOptions{})
+			p, store := e.startHTTPProc(1, opts, httpmode.EndpointOptions{})
 			e.srv.SetInteractionsURL(p.url)
 			e.bot, e.store, cur = p.bot, store, p
 		}}
@@ -490,7 +491,7 @@ func TestHTTPRejectedClicks(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64 // of the endpoint's clock, in nanoseconds
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: rand.New(rand.NewPCG(31, 32))}, bot.EndpointOptions{Now: now})
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: rand.New(rand.NewPCG(31, 32))}, httpmode.EndpointOptions{Now: now})
 
 	// A proxy between the fake and the endpoint tampers with requests.
 	var tamper atomic.Pointer[func(*http.Request, []byte) []byte]
@@ -538,11 +539,11 @@ func TestHTTPRejectedClicks(t *testing.T) {
 		status string
 	}{
 		{"forged signature", func(r *http.Request, body []byte) []byte {
-			sig, _ := hex.DecodeString(r.Header.Get(bot.HeaderSignature))
+			sig, _ := hex.DecodeString(r.Header.Get(httpmode.HeaderSignature))
 			if len(sig) > 0 {
 				sig[0] ^= 0xff
 			}
-			r.Header.Set(bot.HeaderSignature, hex.EncodeToString(sig))
+			r.Header.Set(httpmode.HeaderSignature, hex.EncodeToString(sig))
 			return body
 		}, 0, "401"},
 		{"body changed after signing", func(_ *http.Request, body []byte) []byte {
@@ -551,7 +552,7 @@ func TestHTTPRejectedClicks(t *testing.T) {
 		{"stale timestamp", nil, 10 * time.Minute, "401"},
 		{"timestamp from the future", nil, -10 * time.Minute, "401"},
 		{"oversized body", func(_ *http.Request, body []byte) []byte {
-			return append(body, bytes.Repeat([]byte(" "), bot.DefaultMaxBody)...)
+			return append(body, bytes.Repeat([]byte(" "), httpmode.DefaultMaxBody)...)
 		}, 0, "413"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

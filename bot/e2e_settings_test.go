@@ -10,6 +10,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 )
 
@@ -304,7 +305,7 @@ func TestE2ESettings(t *testing.T) {
 // settings cached.
 func TestE2ESettingsSecondReplica(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 2, bot.Options{RateBurst: -1}, bot.EndpointOptions{})
+	e, procs := newHTTPE2E(t, 2, bot.Options{RateBurst: -1}, httpmode.EndpointOptions{})
 	for _, p := range procs {
 		go p.bot.RunSweeper(e.ctx, time.Second)
 	}

@@ -238,8 +238,9 @@ func (m *Metrics) begin(typ string, start time.Time, now func() time.Time) func(
 	}
 }
 
-// httpAnswer records one answer of the interactions endpoint.
-func (m *Metrics) httpAnswer(status int, response string, elapsed time.Duration) {
+// HTTPAnswer records one answer of the interactions endpoint
+// (httpmode.AnswerCounter).
+func (m *Metrics) HTTPAnswer(status int, response string, elapsed time.Duration) {
 	if m == nil {
 		return
 	}

@@ -51,6 +51,8 @@ func TestPackageGraph(t *testing.T) {
 		// The catalogs: texts, plural rules, the error type with a key.
 		// discordgo only for its Locale type.
 		{tree: "bot/i18n", thirdParty: true},
+		// The interactions endpoint: a small Handler interface, no bot.
+		{tree: "bot/httpmode", thirdParty: true},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot
 		// bot/shards knows Redis through persistence, never Discord.
 		{tree: "bot/shards", may: []string{"persistence", "game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},

@@ -22,6 +22,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -205,7 +206,7 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 			c.listenAddr = defaultListenAddr
 		}
 		if raw := get("DISCORD_PUBLIC_KEY"); raw != "" {
-			key, err := bot.ParsePublicKey(raw)
+			key, err := httpmode.ParsePublicKey(raw)
 			if err != nil {
 				problems = append(problems, "DISCORD_PUBLIC_KEY must be the application's public key, 64 hex digits (General Information > Public Key), or empty to ask Discord")
 			}
@@ -364,7 +365,7 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 	}
 	var dc bot.Discord = ses
 	if cfg.mode == modeHTTP {
-		dc = bot.NewInlineDiscord(ses)
+		dc = httpmode.NewInlineDiscord(ses)
 	}
 	b, err := bot.New(bot.Deps{Discord: dc, Store: store, Levels: d.levels, Catalog: cat,
 		Signer: signer, Logger: log, AppID: cfg.appID, Models: models, Retrain: job}, bot.Options{Metrics: metrics, Pool: pool})
@@ -372,13 +373,13 @@ func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
 		return err
 	}
 
-	health := bot.NewHealth(store, 0)
+	health := httpmode.NewHealth(store, 0)
 	if cfg.opsAddr != "" {
 		ln, err := d.listen(cfg.opsAddr)
 		if err != nil {
 			return fmt.Errorf("ops listener: %w", err)
 		}
-		ops := &http.Server{Handler: bot.OpsHandler(health, reg), ReadHeaderTimeout: 5 * time.Second}
+		ops := &http.Server{Handler: httpmode.OpsHandler(health, reg), ReadHeaderTimeout: 5 * time.Second}
 		go func() {
 			if err := ops.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				log.Error("serve: ops listener", "err", err)
@@ -444,8 +445,8 @@ const serveSweepEvery = time.Second
 const serveCountEvery = 5 * time.Second
 
 // serveHTTP serves the interactions endpoint until ctx is cancelled.
-func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
-	ep, err := bot.NewEndpoint(b, cfg.publicKey, bot.EndpointOptions{Logger: log, Metrics: metrics})
+func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *httpmode.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
+	ep, err := httpmode.NewEndpoint(b, b.Inline(), cfg.publicKey, httpmode.EndpointOptions{Logger: log, Metrics: metrics})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package bot
+package httpmode
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ func TestRewindable(t *testing.T) {
 // editRecorder is a Discord that records the edits of first responses
 // and the follow-ups.
 type editRecorder struct {
-	Discord
+	REST
 	edits     []*discordgo.WebhookEdit
 	files     []string // each edit's files, read whole
 	followups []*discordgo.WebhookParams

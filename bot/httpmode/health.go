@@ -1,4 +1,4 @@
-package bot
+package httpmode
 
 import (
 	"context"
@@ -75,13 +75,13 @@ func (h *Health) Ready(w http.ResponseWriter, r *http.Request) {
 }
 
 // OpsHandler serves the operations endpoints: /healthz and /readyz from h
-// and /metrics from reg (omitted if reg is nil).
-func OpsHandler(h *Health, reg *MetricRegistry) http.Handler {
+// and /metrics from metrics (omitted if nil).
+func OpsHandler(h *Health, metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", h.Live)
 	mux.HandleFunc("GET /readyz", h.Ready)
-	if reg != nil {
-		mux.Handle("GET /metrics", reg)
+	if metrics != nil {
+		mux.Handle("GET /metrics", metrics)
 	}
 	return mux
 }

@@ -1,4 +1,4 @@
-package bot
+package httpmode
 
 import (
 	"bytes"
@@ -21,9 +21,9 @@ import (
 // in case they overtake the inline answer. Make one with NewInlineDiscord and pass it
 // as Deps.Discord.
 type InlineDiscord struct {
-	// Discord is the REST session every call but an inline first
-	// response goes to.
-	Discord
+	// REST is the REST session every call but an inline first response
+	// goes to.
+	REST
 
 	mu    sync.Mutex
 	slots map[*discordgo.Interaction]*inlineSlot
@@ -64,12 +64,12 @@ type inlineSlot struct {
 
 // NewInlineDiscord returns an InlineDiscord that sends what is not
 // answered inline through rest, normally the *discordgo.Session.
-func NewInlineDiscord(rest Discord) *InlineDiscord {
-	return &InlineDiscord{Discord: rest, slots: map[*discordgo.Interaction]*inlineSlot{},
+func NewInlineDiscord(rest REST) *InlineDiscord {
+	return &InlineDiscord{REST: rest, slots: map[*discordgo.Interaction]*inlineSlot{},
 		redirects: map[*discordgo.Interaction]*redirect{}}
 }
 
-var _ Discord = (*InlineDiscord)(nil)
+var _ REST = (*InlineDiscord)(nil)
 
 // expect registers i as served inline and returns its slot.
 func (d *InlineDiscord) expect(i *discordgo.Interaction) *inlineSlot {
@@ -113,7 +113,7 @@ func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *disco
 	s := d.slots[i]
 	if s == nil || s.state == slotAnswered {
 		d.mu.Unlock()
-		return d.Discord.InteractionRespond(i, resp, options...)
+		return d.REST.InteractionRespond(i, resp, options...)
 	}
 	if s.state == slotDeferred {
 		d.mu.Unlock()
@@ -127,7 +127,7 @@ func (d *InlineDiscord) InteractionRespond(i *discordgo.Interaction, resp *disco
 	case err := <-s.written:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("bot: inline response to interaction %s: %w", i.ID, ctx.Err())
+		return fmt.Errorf("httpmode: inline response to interaction %s: %w", i.ID, ctx.Err())
 	}
 }
 
@@ -143,7 +143,7 @@ func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.
 	if data == nil {
 		data = &discordgo.InteractionResponseData{}
 	}
-	_, canRedirect := d.Discord.(followupEditor)
+	_, canRedirect := d.REST.(followupEditor)
 	newMessage := resp.Type == discordgo.InteractionResponseChannelMessageWithSource ||
 		resp.Type == discordgo.InteractionResponseDeferredChannelMessageWithSource
 	if i.Type == discordgo.InteractionMessageComponent && newMessage && canRedirect {
@@ -162,7 +162,7 @@ func (d *InlineDiscord) afterDeferral(i *discordgo.Interaction, resp *discordgo.
 		return nil // deferred already
 	case discordgo.InteractionResponseChannelMessageWithSource, discordgo.InteractionResponseUpdateMessage:
 	default:
-		return fmt.Errorf("bot: interaction %s: response type %d cannot follow a deferral", i.ID, resp.Type)
+		return fmt.Errorf("httpmode: interaction %s: response type %d cannot follow a deferral", i.ID, resp.Type)
 	}
 	edit := &discordgo.WebhookEdit{Content: &data.Content, Components: &data.Components,
 		AllowedMentions: data.AllowedMentions, Files: data.Files, Attachments: data.Attachments}
@@ -234,7 +234,7 @@ func (d *InlineDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit *
 	}
 	var m *discordgo.Message
 	err := d.retryFiles(i, options, edit.Files, func() (err error) {
-		m, err = d.Discord.InteractionResponseEdit(i, edit, options...)
+		m, err = d.REST.InteractionResponseEdit(i, edit, options...)
 		return err
 	})
 	return m, err
@@ -262,7 +262,7 @@ func (d *InlineDiscord) editRedirected(i *discordgo.Interaction, r *redirect, ed
 	if err != nil || created {
 		return m, err
 	}
-	fe := d.Discord.(followupEditor) // checked by afterDeferral
+	fe := d.REST.(followupEditor) // checked by afterDeferral
 	var out *discordgo.Message
 	err = d.retryFiles(i, options, edit.Files, func() (err error) {
 		out, err = fe.FollowupMessageEdit(i, m.ID, edit, options...)
@@ -285,7 +285,7 @@ func rewindable(files []*discordgo.File) (rewind func(), err error) {
 			continue // rewound by seeking (the bot's files are bytes.Readers)
 		}
 		if data[i], err = io.ReadAll(f.Reader); err != nil {
-			return nil, fmt.Errorf("bot: read attachment %s: %w", f.Name, err)
+			return nil, fmt.Errorf("httpmode: read attachment %s: %w", f.Name, err)
 		}
 		f.Reader = bytes.NewReader(data[i])
 	}
@@ -310,11 +310,11 @@ func (d *InlineDiscord) InteractionResponse(i *discordgo.Interaction, options ..
 		if m := r.message(); m != nil {
 			return m, nil
 		}
-		return nil, fmt.Errorf("bot: interaction %s: its response is not sent yet", i.ID)
+		return nil, fmt.Errorf("httpmode: interaction %s: its response is not sent yet", i.ID)
 	}
-	f, ok := d.Discord.(originalFetcher)
+	f, ok := d.REST.(originalFetcher)
 	if !ok {
-		return nil, fmt.Errorf("bot: %T cannot read an interaction's response", d.Discord)
+		return nil, fmt.Errorf("httpmode: %T cannot read an interaction's response", d.REST)
 	}
 	var m *discordgo.Message
 	err := d.retry(i, options, func() (err error) {
@@ -329,7 +329,7 @@ func (d *InlineDiscord) InteractionResponse(i *discordgo.Interaction, options ..
 func (d *InlineDiscord) FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error) {
 	var m *discordgo.Message
 	err := d.retryFiles(i, options, data.Files, func() (err error) {
-		m, err = d.Discord.FollowupMessageCreate(i, wait, data, options...)
+		m, err = d.REST.FollowupMessageCreate(i, wait, data, options...)
 		return err
 	})
 	return m, err
@@ -396,7 +396,7 @@ func requestContext(options []discordgo.RequestOption) context.Context {
 // GuildChannels lists a server's channels through the REST session, when
 // it can.
 func (d *InlineDiscord) GuildChannels(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Channel, error) {
-	gl, ok := d.Discord.(guildLister)
+	gl, ok := d.REST.(guildLister)
 	if !ok {
 		return nil, fmt.Errorf("%w: the REST session cannot list channels", ErrConfig)
 	}
@@ -405,9 +405,38 @@ func (d *InlineDiscord) GuildChannels(guildID string, options ...discordgo.Reque
 
 // GuildRoles lists a server's roles through the REST session, when it can.
 func (d *InlineDiscord) GuildRoles(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Role, error) {
-	gl, ok := d.Discord.(guildLister)
+	gl, ok := d.REST.(guildLister)
 	if !ok {
 		return nil, fmt.Errorf("%w: the REST session cannot list roles", ErrConfig)
 	}
 	return gl.GuildRoles(guildID, options...)
+}
+
+// REST is the part of Discord's API an InlineDiscord passes on (the same
+// methods as the bot's Discord, so that an InlineDiscord is one):
+// *discordgo.Session has it.
+type REST interface {
+	InteractionRespond(interaction *discordgo.Interaction, resp *discordgo.InteractionResponse, options ...discordgo.RequestOption) error
+	InteractionResponseEdit(interaction *discordgo.Interaction, newresp *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	FollowupMessageCreate(interaction *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	ApplicationCommandBulkOverwrite(appID string, guildID string, commands []*discordgo.ApplicationCommand, options ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+	ChannelMessageEditComplex(m *discordgo.MessageEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error)
+}
+
+// interactionTokenLife is how long Discord accepts an interaction's token
+// for edits and follow-ups.
+const interactionTokenLife = 15 * time.Minute
+
+// originalFetcher reads the message of an interaction's first response;
+// *discordgo.Session has it.
+type originalFetcher interface {
+	InteractionResponse(interaction *discordgo.Interaction, options ...discordgo.RequestOption) (*discordgo.Message, error)
+}
+
+// guildLister lists a server's channels and roles; *discordgo.Session
+// has it.
+type guildLister interface {
+	GuildChannels(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Channel, error)
+	GuildRoles(guildID string, options ...discordgo.RequestOption) ([]*discordgo.Role, error)
 }

@@ -1,4 +1,12 @@
-package bot
+// Package httpmode serves Discord's interactions endpoint (HTTP
+// interactions mode): each request's Ed25519 signature, timestamp and size
+// are checked, PING is answered, and the interaction goes to a Handler
+// whose first response is written as the HTTP answer (inline) or, when the
+// handler needs longer than Discord's window, as a deferral followed by
+// edits and follow-ups over REST (InlineDiscord). It also serves the
+// liveness and readiness probes and /metrics (OpsHandler). It knows
+// nothing of the bot's features: it takes a small Handler interface.
+package httpmode
 
 import (
 	"context"
@@ -40,8 +48,8 @@ const (
 
 // Errors of request verification; both are answered with 401.
 var (
-	ErrBadSignature = errors.New("bot: bad interaction signature")
-	ErrStaleRequest = errors.New("bot: interaction timestamp out of range")
+	ErrBadSignature = errors.New("httpmode: bad interaction signature")
+	ErrStaleRequest = errors.New("httpmode: interaction timestamp out of range")
 )
 
 // EndpointOptions are an Endpoint's optional settings; the zero value asks
@@ -58,11 +66,28 @@ type EndpointOptions struct {
 	// AnswerWithin is how long to wait for the first response before
 	// deferring; default DefaultAnswerWithin.
 	AnswerWithin time.Duration
-	// Logger receives refused requests at debug level; default the Bot's.
+	// Logger receives refused requests at debug level; default
+	// slog.Default().
 	Logger *slog.Logger
 	// Metrics count the endpoint's answers; nil records nothing.
-	Metrics *Metrics
+	Metrics AnswerCounter
 }
+
+// Handler handles one interaction; the bot's *bot.Bot is one. Its first
+// response must go through the InlineDiscord given to NewEndpoint.
+type Handler interface {
+	HandleInteraction(ctx context.Context, ic *discordgo.InteractionCreate)
+}
+
+// AnswerCounter counts the endpoint's answers: the HTTP status, the kind
+// of answer ("inline", "deferred", "none", "pong"; "" for a refusal) and
+// the time to it. The bot's *bot.Metrics is one.
+type AnswerCounter interface {
+	HTTPAnswer(status int, response string, elapsed time.Duration)
+}
+
+// ErrConfig reports an endpoint that cannot work as configured.
+var ErrConfig = errors.New("httpmode: bad configuration")
 
 // Endpoint is Discord's interactions endpoint served by the bot itself
 // (HTTP interactions mode): an http.Handler that checks each request's
@@ -73,11 +98,11 @@ type EndpointOptions struct {
 // serve the same application behind a load balancer: the games live in the
 // Store.
 type Endpoint struct {
-	bot     *Bot
+	h       Handler
 	dc      *InlineDiscord
 	pub     ed25519.PublicKey
 	log     *slog.Logger
-	metrics *Metrics
+	metrics AnswerCounter
 	now     func() time.Time
 	maxBody int64
 	maxSkew time.Duration
@@ -90,15 +115,12 @@ type Endpoint struct {
 	stopOnce sync.Once
 }
 
-// NewEndpoint returns the interactions endpoint of b, which checks
+// NewEndpoint returns the interactions endpoint of h, which answers
+// through dc (the InlineDiscord h's first responses go through) and checks
 // requests against the application's public key pub.
-func NewEndpoint(b *Bot, pub ed25519.PublicKey, o EndpointOptions) (*Endpoint, error) {
-	if b == nil {
-		return nil, fmt.Errorf("%w: no Bot", ErrConfig)
-	}
-	dc, ok := b.base.(*InlineDiscord)
-	if !ok {
-		return nil, fmt.Errorf("%w: the Bot's Discord must be an *InlineDiscord to answer inline", ErrConfig)
+func NewEndpoint(h Handler, dc *InlineDiscord, pub ed25519.PublicKey, o EndpointOptions) (*Endpoint, error) {
+	if h == nil || dc == nil {
+		return nil, fmt.Errorf("%w: no handler, or no InlineDiscord to answer inline", ErrConfig)
 	}
 	if len(pub) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("%w: the public key has %d bytes, want %d", ErrConfig, len(pub), ed25519.PublicKeySize)
@@ -116,9 +138,9 @@ func NewEndpoint(b *Bot, pub ed25519.PublicKey, o EndpointOptions) (*Endpoint, e
 		o.AnswerWithin = DefaultAnswerWithin
 	}
 	if o.Logger == nil {
-		o.Logger = b.log
+		o.Logger = slog.Default()
 	}
-	return &Endpoint{bot: b, dc: dc, pub: pub, log: o.Logger, metrics: o.Metrics, now: o.Now,
+	return &Endpoint{h: h, dc: dc, pub: pub, log: o.Logger, metrics: o.Metrics, now: o.Now,
 		maxBody: o.MaxBody, maxSkew: o.MaxSkew, within: o.AnswerWithin, stop: make(chan struct{})}, nil
 }
 
@@ -137,7 +159,9 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := e.now()
 	var counted sync.WaitGroup // Shutdown waits for the answer to be counted too
 	status, kind := e.serve(w, r, &counted)
-	e.metrics.httpAnswer(status, kind, e.now().Sub(start))
+	if e.metrics != nil {
+		e.metrics.HTTPAnswer(status, kind, e.now().Sub(start))
+	}
 	counted.Done()
 }
 
@@ -159,7 +183,7 @@ func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request, request *sync.W
 		return refuse(w, http.StatusBadRequest, "could not read the request body")
 	}
 	if err := e.verify(r.Header, body); err != nil {
-		e.log.Debug("bot: interaction request refused", "err", err, "remote", r.RemoteAddr)
+		e.log.Debug("httpmode: interaction request refused", "err", err, "remote", r.RemoteAddr)
 		return refuse(w, http.StatusUnauthorized, "invalid request signature")
 	}
 	var ic discordgo.InteractionCreate
@@ -230,7 +254,7 @@ func (e *Endpoint) handle(reqCtx context.Context, ic *discordgo.InteractionCreat
 		case <-ctx.Done():
 		}
 	}()
-	e.bot.HandleInteraction(ctx, ic)
+	e.h.HandleInteraction(ctx, ic)
 }
 
 // Shutdown makes the endpoint refuse new interactions with 503 and waits
@@ -252,7 +276,7 @@ func (e *Endpoint) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		e.stopOnce.Do(func() { close(e.stop) })
 		<-drained
-		return fmt.Errorf("bot: interactions cancelled at shutdown: %w", ctx.Err())
+		return fmt.Errorf("httpmode: interactions cancelled at shutdown: %w", ctx.Err())
 	}
 }
 
@@ -289,16 +313,16 @@ func writeResponse(w http.ResponseWriter, resp *discordgo.InteractionResponse) e
 	b, err := json.Marshal(resp)
 	if err != nil {
 		http.Error(w, "internal error", http.StatusInternalServerError)
-		return fmt.Errorf("bot: encoding the inline response: %w", err)
+		return fmt.Errorf("httpmode: encoding the inline response: %w", err)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(b); err != nil {
-		return fmt.Errorf("bot: writing the inline response: %w", err)
+		return fmt.Errorf("httpmode: writing the inline response: %w", err)
 	}
 	if err := http.NewResponseController(w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return fmt.Errorf("bot: flushing the inline response: %w", err)
+		return fmt.Errorf("httpmode: flushing the inline response: %w", err)
 	}
 	return nil
 }

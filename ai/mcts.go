@@ -331,10 +331,12 @@ func (m *MCTS) keep(v int32) {
 // every reply that loses at once is proven before the first rollout: the
 // search then never misses a win or a forced block, however short.
 func (m *MCTS) prepare() {
-	if m.nodes[0].proof != mctsUnknown {
+	// A kept node may be proven (won in one, say) but not expanded: best
+	// needs its children either way.
+	if m.nodes[0].n == 0 && !m.expand(0, m.root) {
 		return
 	}
-	if m.nodes[0].n == 0 && !m.expand(0, m.root) {
+	if m.nodes[0].proof != mctsUnknown {
 		return
 	}
 	r := m.nodes[0]
@@ -433,6 +435,12 @@ func (m *MCTS) expand(v int32, q game.Position) bool {
 	}
 	m.nodes = m.nodes[:first+n]
 	me := q.ToMove()
+	// On k in a row boards a move that leaves the opponent a win at once
+	// is lost in one more ply; proving it now spares expanding it.
+	var threats game.Bitboard
+	if q.Rules().Variant() == game.KInARow {
+		threats = q.Threats(me.Other())
+	}
 	for i, c := range cells {
 		k := mctsNode{move: c}
 		if r := q.Apply(c); r.Over() {
@@ -444,6 +452,8 @@ func (m *MCTS) expand(v int32, q game.Position) bool {
 			default:
 				k.proof = mctsWin
 			}
+		} else if threats.Without(c) != 0 {
+			k.proof, k.depth = mctsWin, 1
 		}
 		m.nodes[first+i] = k
 	}
@@ -528,8 +538,67 @@ func (m *MCTS) backup(path []int32, winner game.Mark) {
 	}
 }
 
-// rollout plays q out at random and returns the winner (Empty for a draw).
+// rollout plays q out and returns the winner (Empty for a draw). On k in a
+// row boards the playout is threat-aware: each side wins at once when it
+// can and otherwise blocks the other's only immediate win (and has lost
+// when there are two); every other move is uniformly random. Elsewhere
+// (X-O-X, where a block can lose) every move is random.
 func (m *MCTS) rollout(q game.Position) game.Mark {
+	if q.Over() {
+		return q.Outcome().Winner()
+	}
+	if q.Rules().Variant() != game.KInARow {
+		return m.randomRollout(q)
+	}
+	r := q.Rules()
+	me := q.ToMove()
+	own, other := q.X(), q.O()
+	if me == game.O {
+		own, other = other, own
+	}
+	free := q.Empty()
+	// The cells each side would win at once by marking. A side's threats
+	// only grow through the lines of its own moves and only shrink by the
+	// cells taken, so they are kept up to date without rescanning.
+	tMe, tOther := q.Threats(me), q.Threats(me.Other())
+	var cells [64]game.Cell
+	var at [64]uint8 // the index of each free cell in cells
+	n := 0
+	for b := free; b != 0; b &= b - 1 {
+		cells[n], at[b.First()] = b.First(), uint8(n)
+		n++
+	}
+	for {
+		switch {
+		case tMe != 0:
+			return me
+		case n == 0:
+			return game.Empty
+		case tOther&(tOther-1) != 0:
+			return me.Other() // two threats: one block cannot meet both
+		}
+		c := tOther.First() // the block, if there is a threat
+		if tOther == 0 {
+			c = cells[m.rand(n)]
+		}
+		n--
+		i, last := at[c], cells[n]
+		cells[i], at[last] = last, i
+		own, free, tOther = own.With(c), free.Without(c), tOther.Without(c)
+		for _, l := range r.LinesThrough(c) {
+			// A line holding none of other's marks and all but one of
+			// own's cells is a threat at that cell.
+			if rest := l &^ own; rest&(rest-1) == 0 && rest&free != 0 {
+				tMe |= rest
+			}
+		}
+		me, own, other, tMe, tOther = me.Other(), other, own, tOther, tMe
+	}
+}
+
+// randomRollout plays q out uniformly at random and returns the winner
+// (Empty for a draw).
+func (m *MCTS) randomRollout(q game.Position) game.Mark {
 	var cells [64]game.Cell
 	n := 0
 	for b := q.Moves(); b != 0; b &= b - 1 {
@@ -560,9 +629,14 @@ func (m *MCTS) best() (game.Cell, float64) {
 	r := m.nodes[0]
 	kids := m.nodes[r.first : r.first+int32(r.n)]
 	if len(kids) == 0 {
-		// Not reachable: Move searches only unfinished positions, and the
-		// root is always expanded first.
-		return m.root.Moves().First(), 0.5
+		// Only when a kept root could not be expanded, the tree being
+		// full: take a win, else block, else any move.
+		me := m.root.ToMove()
+		for _, b := range []game.Bitboard{m.root.Threats(me), m.root.Threats(me.Other()), m.root.Moves()} {
+			if b != 0 {
+				return b.First(), 0.5
+			}
+		}
 	}
 	bi := -1
 	better := func(i int) bool {

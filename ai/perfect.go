@@ -248,9 +248,6 @@ func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, dead
 	// It gets half the time left, so that moves come back promptly.
 	now := pf.now()
 	deadline = now.Add(deadline.Sub(now) / 2)
-	if pf.memo == nil {
-		pf.memo = map[expKey]float64{}
-	}
 	if pf.values == nil || !pf.valuesRules.Equal(p.Rules()) || len(pf.values) > perfectMaxValues {
 		pf.values, pf.valuesRules = map[game.Key]int8{}, p.Rules()
 	}
@@ -259,8 +256,17 @@ func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, dead
 	defer cancel()
 	pf.solver.stop = newStopper(ectx)
 	empties := p.Empty().Count()
+	defer func() {
+		if len(pf.memo) > perfectMaxMemo {
+			pf.memo = nil // not kept: its memory would stay with the player
+		}
+	}()
 	for depth := 1; depth < empties; depth += 2 {
-		clear(pf.memo)
+		if pf.memo == nil || len(pf.memo) > perfectMaxMemo {
+			pf.memo = map[expKey]float64{}
+		} else {
+			clear(pf.memo)
+		}
 		ex.memo, ex.exhausted = pf.memo, true
 		for i, c := range a.Best {
 			next[i] = ex.score(p.Apply(c), depth, 1-pf.noise)
@@ -288,8 +294,14 @@ func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, dead
 	return best
 }
 
-// perfectMaxValues caps the solver values a Perfect player keeps between
-// moves (about 40 bytes each); past it the table starts afresh.
+// perfectMaxMemo is the largest table of scores a Perfect player clears
+// and reuses; a bigger one is dropped, so that the memory of a long
+// search is not kept.
+const perfectMaxMemo = 1 << 14
+
+// perfectMaxValues caps the solver values a Perfect player keeps (about
+// 40 bytes each): a search adds none past it, and the next move starts
+// the table afresh.
 const perfectMaxValues = 1 << 15
 
 // symmetricMoves reports whether every move of cells leads to an image,
@@ -364,7 +376,7 @@ func (e *expectimax) value(p game.Position) (int8, bool) {
 		e.stopped = true
 		return 0, false
 	}
-	if e.values != nil {
+	if e.values != nil && len(e.values) < perfectMaxValues {
 		e.values[p.Key()] = v
 	}
 	return v, true

@@ -137,18 +137,6 @@ type mctsNode struct {
 	depth  uint8 // plies to the end when proven
 }
 
-// mctsDouble reports whether own, having just marked c, now threatens to
-// win at once on two cells or more of free (k in a row).
-func mctsDouble(r game.Rules, own, free game.Bitboard, c game.Cell) bool {
-	var t game.Bitboard
-	for _, l := range r.LinesThrough(c) {
-		if rest := l &^ own; rest&(rest-1) == 0 && rest&free != 0 {
-			t |= rest
-		}
-	}
-	return t&(t-1) != 0
-}
-
 // mctsBias weighs the prior in choosing a child (progressive bias, as in
 // Chaslot et al. 2008): a child's score gains bias * prior / visits, which
 // fades as the visits grow and the mean takes over. Measured against
@@ -167,33 +155,65 @@ const mctsFPU = 0.5
 // side it holds.
 var mctsLineWeight = [9]float32{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536}
 
-// mctsPrior writes into prior, for each free cell of q (k in a row), how
-// good a move it looks by the open lines through it, as a share of the
-// best cell's: a line still open to the side to move adds twice its
-// weight, one open to the opponent (a line to spoil) once.
-func mctsPrior(q game.Position, prior *[64]float32) {
+// mctsScan reads q (k in a row) in one pass over its lines, for the side
+// to move: wins are the cells where it wins at once, threats those where
+// the opponent would, and doubles the moves that would make two new
+// threats (two lines through the move, each then one mark short, short at
+// different cells). If prior is not nil it also gets how good each free
+// cell looks by the open lines through it, as a share of the best cell's:
+// a line still open to the side to move adds twice its weight, one open
+// to the opponent only (a line to spoil) once.
+func mctsScan(q game.Position, prior *[64]float32) (wins, threats, doubles game.Bitboard) {
 	me, op := q.X(), q.O()
 	if q.ToMove() == game.O {
 		me, op = op, me
 	}
 	free := q.Empty()
+	k := q.Rules().K()
+	var seen game.Bitboard // cells with a threat target
+	var target [64]game.Cell
 	for _, l := range q.Rules().Lines() {
-		f := l & free
-		if f == 0 {
+		lm, lo := l&me, l&op
+		if l&free == 0 {
 			continue
 		}
 		var w float32
 		switch {
-		case l&op == 0:
-			w = 2 * mctsLineWeight[bits.OnesCount64(uint64(l&me))]
-		case l&me == 0:
-			w = mctsLineWeight[bits.OnesCount64(uint64(l&op))]
+		case lo == 0:
+			nm := bits.OnesCount64(uint64(lm))
+			e := l &^ lm
+			switch nm {
+			case k - 1:
+				wins |= e
+			case k - 2:
+				a, b := e.First(), (e & (e - 1)).First()
+				for _, ab := range [2][2]game.Cell{{a, b}, {b, a}} {
+					switch c := ab[0]; {
+					case !seen.Has(c):
+						seen, target[c] = seen.With(c), ab[1]
+					case target[c] != ab[1]:
+						doubles = doubles.With(c)
+					}
+				}
+			}
+			w = 2 * mctsLineWeight[nm]
+		case lm == 0:
+			no := bits.OnesCount64(uint64(lo))
+			if no == k-1 {
+				threats |= l &^ lo
+			}
+			w = mctsLineWeight[no]
 		default:
 			continue
 		}
-		for ; f != 0; f &= f - 1 {
-			prior[f.First()] += w
+		if prior != nil {
+			for f := l & free; f != 0; f &= f - 1 {
+				prior[f.First()] += w
+			}
 		}
+	}
+	if prior == nil {
+		return wins, threats, doubles
 	}
 	var top float32
 	for f := free; f != 0; f &= f - 1 {
@@ -204,6 +224,7 @@ func mctsPrior(q game.Position, prior *[64]float32) {
 			prior[f.First()] /= top
 		}
 	}
+	return wins, threats, doubles
 }
 
 // NewMCTS returns an mcts player. It reads Options.Iterations (default
@@ -523,13 +544,22 @@ func (m *MCTS) expand(v int32, q game.Position) bool {
 		j := m.rand(i + 1)
 		cells[i], cells[j] = cells[j], cells[i]
 	}
-	// The prior: the open-lines score of each move, as a share of the
-	// best one; the children go best first (ties in random order), so
-	// that the untried ones are tried in that order.
+	// On k in a row boards one pass over the lines tells which moves win
+	// at once, which leave the opponent a win at once (lost in one more
+	// ply: proving them now spares expanding them) and which make two
+	// threats, and gives the prior: the open-lines score of each move, as
+	// a share of the best one. The children go best first (ties in random
+	// order), so that the untried ones are tried in that order.
 	var prior [64]float32
-	if m.bias > 0 && q.Rules().Variant() == game.KInARow {
-		mctsPrior(q, &prior)
-		for i := 1; i < len(cells); i++ {
+	var wins, threats, doubles game.Bitboard
+	kInARow := q.Rules().Variant() == game.KInARow
+	if kInARow {
+		var pp *[64]float32
+		if m.bias > 0 {
+			pp = &prior
+		}
+		wins, threats, doubles = mctsScan(q, pp)
+		for i := 1; pp != nil && i < len(cells); i++ {
 			c, j := cells[i], i
 			for ; j > 0 && prior[c] > prior[cells[j-1]]; j-- {
 				cells[j] = cells[j-1]
@@ -544,32 +574,27 @@ func (m *MCTS) expand(v int32, q game.Position) bool {
 	}
 	m.nodes = m.nodes[:first+n]
 	me := q.ToMove()
-	// On k in a row boards a move that leaves the opponent a win at once
-	// is lost in one more ply; proving it now spares expanding it.
-	var threats, own game.Bitboard
-	kInARow := q.Rules().Variant() == game.KInARow
-	if kInARow {
-		threats = q.Threats(me.Other())
-		own = q.X()
-		if me == game.O {
-			own = q.O()
-		}
-	}
-	free := q.Empty()
 	for i, c := range cells {
 		k := mctsNode{move: c, bias: m.bias * prior[c]}
-		if r := q.Apply(c); r.Over() {
-			switch r.Outcome().Winner() {
-			case me:
-				k.proof = mctsLoss
-			case game.Empty:
-				k.proof = mctsDraw
-			default:
-				k.proof = mctsWin
+		switch {
+		case !kInARow:
+			if r := q.Apply(c); r.Over() {
+				switch r.Outcome().Winner() {
+				case me:
+					k.proof = mctsLoss
+				case game.Empty:
+					k.proof = mctsDraw
+				default:
+					k.proof = mctsWin
+				}
 			}
-		} else if threats.Without(c) != 0 {
+		case wins.Has(c):
+			k.proof = mctsLoss // for the opponent, to move after it
+		case n == 1:
+			k.proof = mctsDraw // the last cell
+		case threats.Without(c) != 0:
 			k.proof, k.depth = mctsWin, 1
-		} else if kInARow && threats == 0 && mctsDouble(q.Rules(), own.With(c), free.Without(c), c) {
+		case threats == 0 && doubles.Has(c):
 			// Two wins at once for me and none for the opponent: it
 			// blocks one and I take the other.
 			k.proof, k.depth = mctsLoss, 2

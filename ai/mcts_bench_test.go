@@ -90,8 +90,10 @@ func mctsBenchPositions(b *testing.B, rec string) []game.Position {
 }
 
 // BenchmarkMCTSMove1000 is the CPU of one mcts move at 1,000 iterations,
-// on a fresh tree, averaged over the positions of an opening (ns/move):
-// the cost the "grows by less than half" is about.
+// on a fresh tree, averaged over the positions of an opening: the cost
+// the "grows by less than half" is about. ns/move is wall time;
+// cpu-ns/move the process's CPU time, which a loaded machine inflates
+// less (run it with -cpu 1, so the process has one thread at work).
 func BenchmarkMCTSMove1000(b *testing.B) {
 	for _, rec := range mctsBenchGames {
 		ps := mctsBenchPositions(b, rec)
@@ -99,6 +101,7 @@ func BenchmarkMCTSMove1000(b *testing.B) {
 			m := newTestMCTS(b, Options{Seed: 1, Iterations: 1000, Budget: time.Hour})
 			ctx := context.Background()
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				for _, p := range ps {
 					m.tree = false
@@ -108,6 +111,7 @@ func BenchmarkMCTSMove1000(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/move")
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*len(ps)), "cpu-ns/move")
 		})
 	}
 }
@@ -123,6 +127,7 @@ func BenchmarkUCTMove1000(b *testing.B) {
 			}
 			ctx := context.Background()
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				for _, p := range ps {
 					if _, err := u.Move(ctx, p); err != nil {
@@ -131,6 +136,7 @@ func BenchmarkUCTMove1000(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/move")
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*len(ps)), "cpu-ns/move")
 		})
 	}
 }

@@ -32,11 +32,17 @@ func perfectBenchPosition(b *testing.B, rec string) game.Position {
 	return r.Position()
 }
 
+// reportCPU reports the process's CPU time per op since start.
+func reportCPU(b *testing.B, start int64) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
 // BenchmarkPerfectFastPath splits the cost of one Perfect move on a
 // position the solver settles fast, with the player's table warm as in a
 // game: "move" is the whole Move, "solve" the solver's part of it (the
 // value, then every move's value), "model" the opponent model (choose);
-// what "move" costs beyond the two is the fixed setup.
+// what "move" costs beyond the two is the fixed setup. cpu-ns/op is the
+// process's CPU time (run it with -cpu 1).
 func BenchmarkPerfectFastPath(b *testing.B) {
 	ctx := context.Background()
 	for _, tt := range perfectFastPositions {
@@ -47,6 +53,7 @@ func BenchmarkPerfectFastPath(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			defer reportCPU(b, cpuTime())
 			for b.Loop() {
 				if _, err := pf.Move(ctx, p); err != nil {
 					b.Fatal(err)
@@ -59,6 +66,7 @@ func BenchmarkPerfectFastPath(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			defer reportCPU(b, cpuTime())
 			for b.Loop() {
 				if _, err := pf.solver.Value(ctx, p); err != nil {
 					b.Fatal(err)
@@ -78,6 +86,7 @@ func BenchmarkPerfectFastPath(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			defer reportCPU(b, cpuTime())
 			for b.Loop() {
 				pf.choose(ctx, p, a, time.Now().Add(DefaultPerfectBudget))
 			}

@@ -49,7 +49,7 @@ const mctsCheckEvery = 16
 //     the other's only one (two are a loss), else moves at random;
 //   - proofs at expansion: a move that leaves the opponent a win at once
 //     is lost, one that makes two threats against none is won;
-//   - a prior from the open lines through each move (mctsPrior), as a
+//   - a prior from the open lines through each move (mctsScan), as a
 //     progressive bias that fades with the visits, with untried moves
 //     taken as worth mctsFPU, so that weak moves are not all tried first.
 //
@@ -247,7 +247,6 @@ func NewMCTS(o Options) (*MCTS, error) {
 		limit:       mctsMaxNodes,
 		bias:        mctsBias,
 	}
-
 	if m.iterations == 0 {
 		m.iterations = DefaultMCTSIterations
 	}
@@ -775,12 +774,13 @@ func (m *MCTS) best() (game.Cell, float64) {
 	if len(kids) == 0 {
 		// Only when a kept root could not be expanded, the tree being
 		// full: take a win, else block, else any move.
-		me := m.root.ToMove()
-		for _, b := range []game.Bitboard{m.root.Threats(me), m.root.Threats(me.Other()), m.root.Moves()} {
-			if b != 0 {
-				return b.First(), 0.5
-			}
+		me, c := m.root.ToMove(), m.root.Moves().First()
+		if w := m.root.Threats(me); w != 0 {
+			c = w.First()
+		} else if b := m.root.Threats(me.Other()); b != 0 {
+			c = b.First()
 		}
+		return c, 0.5
 	}
 	bi := -1
 	better := func(i int) bool {

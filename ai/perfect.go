@@ -248,7 +248,7 @@ func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, dead
 	// It gets half the time left, so that moves come back promptly.
 	now := pf.now()
 	deadline = now.Add(deadline.Sub(now) / 2)
-	if pf.values == nil || !pf.valuesRules.Equal(p.Rules()) || len(pf.values) > perfectMaxValues {
+	if pf.values == nil || !pf.valuesRules.Equal(p.Rules()) || len(pf.values) >= perfectMaxValues {
 		pf.values, pf.valuesRules = map[game.Key]int8{}, p.Rules()
 	}
 	ex := expectimax{solver: pf.solver, me: me, noise: pf.noise, now: pf.now, deadline: deadline, values: pf.values}

@@ -120,3 +120,18 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestArenaPlaysUCT checks that the arena plays "uct", the yardstick for
+// mcts, and that "bot levels" (what the bot offers) does not list it.
+func TestArenaPlaysUCT(t *testing.T) {
+	r := runBot(t, "", "arena", "-x", "mcts", "-o", "uct", "-iterations", "200", "-budget", "1m", "-games", "4", "-seed", "1", "-rules", "5x5k4")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`(?m)^O +uct \(iterations 200`).MatchString(r.stdout) {
+		t.Errorf("want an O row for uct in:\n%s", r.stdout)
+	}
+	if r := runBot(t, "", "levels"); strings.Contains(r.stdout, "uct") {
+		t.Errorf("bot levels lists uct:\n%s", r.stdout)
+	}
+}

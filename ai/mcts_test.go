@@ -660,3 +660,53 @@ func ExampleNewMCTS() {
 	fmt.Println(c, s.Result, "in", s.Plies)
 	// Output: c1 X wins in 1
 }
+
+// TestMCTSRolloutTactics checks the threat-aware playouts: a side with a
+// win at once always takes it, a side facing two wins at once has lost,
+// and a single threat is always blocked.
+func TestMCTSRolloutTactics(t *testing.T) {
+	tests := []struct {
+		name, rules, pos string
+		want             game.Mark // the winner of every playout, when never is Empty
+		never            game.Mark // a side no playout may let win (Empty: check want)
+	}{
+		{"win at once", "5x5k4", "XXX--/OOO--/-----/-----/-----", game.X, game.Empty},
+		{"two threats against", "5x5k4", "-OOO-/XX---/X----/-----/-----", game.O, game.Empty},
+		{"the block holds", "3x3k3", "XX-/-O-/---", game.Empty, game.X},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mctsPosition(t, tt.rules, tt.pos)
+			m := newTestMCTS(t, Options{Seed: 1})
+			for range 200 {
+				w := m.rollout(p)
+				if tt.never != game.Empty && w == tt.never {
+					t.Fatalf("a playout from %s gave %s the game", p, w)
+				}
+				if tt.never == game.Empty && w != tt.want {
+					t.Fatalf("a playout from %s gave %v, want %s", p, w, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestMCTSKeptRootProvenUnexpanded checks that a kept node proven won
+// before it was expanded (a child left with a win in one) still yields
+// the winning move.
+func TestMCTSKeptRootProvenUnexpanded(t *testing.T) {
+	p := mctsPosition(t, "5x5k4", "XXX--/OOO--/-----/-----/-----")
+	m := newTestMCTS(t, Options{Seed: 1, Iterations: 100, Budget: time.Hour})
+	m.nodes = append(m.nodes[:0], mctsNode{proof: mctsWin, depth: 1})
+	m.root, m.tree = p, true
+	c, err := m.Move(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != "d1" {
+		t.Errorf("played %s, want the win d1", c)
+	}
+	if s := m.Stats(); s.Result != game.XWins || s.Plies != 1 {
+		t.Errorf("stats %+v, want X wins in 1", s)
+	}
+}

@@ -62,6 +62,12 @@ type Perfect struct {
 	solver *Solver
 	mm     *Minimax
 	noise  float64 // the prior probability that the opponent moves at random
+	// memo is the opponent model's table of scores, and values its table
+	// of the solver's values (exact, so kept between moves, for
+	// valuesRules only); both are kept to spare their allocation.
+	memo        map[expKey]float64
+	values      map[game.Key]int8
+	valuesRules game.Rules
 	// partial counts the moves played from the solved value alone, with
 	// no time left to value every move; light those played from the
 	// value alone because the load asked for it; inexact those for which
@@ -225,27 +231,43 @@ func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, dead
 		return a.Best
 	}
 	me := p.ToMove()
-	plies := map[game.Cell]int{}
+	// The opponent model only matters if the opponent can still go wrong
+	// (a won game stays won whatever it does) and if the moves can score
+	// differently: moves that are images of each other under a symmetry
+	// of the board score alike (and share their length), so when all of
+	// a.Best are, the model would keep them all. Either way the choice is
+	// the fastest win or slowest loss, with no search.
+	if a.Value == winOf(me == game.X) || symmetricMoves(p, a.Best) {
+		return fastest(p, a)
+	}
+	var plies [64]int
 	for _, mv := range a.Moves {
 		plies[mv.Cell] = mv.Plies
 	}
-	scores := make([]float64, len(a.Best))
-	// The opponent model only matters if the opponent can still go wrong:
-	// a won game stays won whatever it does. It gets half the time left,
-	// so that moves come back promptly.
+	var scores, next [64]float64
+	// It gets half the time left, so that moves come back promptly.
 	now := pf.now()
 	deadline = now.Add(deadline.Sub(now) / 2)
-	ex := expectimax{solver: pf.solver, me: me, noise: pf.noise, now: pf.now, deadline: deadline}
+	if pf.values == nil || !pf.valuesRules.Equal(p.Rules()) || len(pf.values) >= perfectMaxValues {
+		pf.values, pf.valuesRules = map[game.Key]int8{}, p.Rules()
+	}
+	ex := expectimax{solver: pf.solver, me: me, noise: pf.noise, now: pf.now, deadline: deadline, values: pf.values}
 	ectx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	pf.solver.stop = newStopper(ectx)
 	empties := p.Empty().Count()
-	if a.Value == winOf(me == game.X) {
-		empties = 0
-	}
+	defer func() {
+		if len(pf.memo) > perfectMaxMemo {
+			pf.memo = nil // not kept: its memory would stay with the player
+		}
+	}()
 	for depth := 1; depth < empties; depth += 2 {
-		ex.memo, ex.exhausted = map[expKey]float64{}, true
-		next := make([]float64, len(a.Best))
+		if pf.memo == nil || len(pf.memo) > perfectMaxMemo {
+			pf.memo = map[expKey]float64{}
+		} else {
+			clear(pf.memo)
+		}
+		ex.memo, ex.exhausted = pf.memo, true
 		for i, c := range a.Best {
 			next[i] = ex.score(p.Apply(c), depth, 1-pf.noise)
 		}
@@ -272,6 +294,28 @@ func (pf *Perfect) choose(ctx context.Context, p game.Position, a Analysis, dead
 	return best
 }
 
+// perfectMaxMemo is the largest table of scores a Perfect player clears
+// and reuses; a bigger one is dropped, so that the memory of a long
+// search is not kept.
+const perfectMaxMemo = 1 << 14
+
+// perfectMaxValues caps the solver values a Perfect player keeps (about
+// 30 bytes each in the map, so about 1 MB): a search adds none past it, and the next move starts
+// the table afresh.
+const perfectMaxValues = 1 << 15
+
+// symmetricMoves reports whether every move of cells leads to an image,
+// under the board's symmetries, of the position the first one leads to.
+func symmetricMoves(p game.Position, cells []game.Cell) bool {
+	first, _ := p.Apply(cells[0]).Canonical()
+	for _, c := range cells[1:] {
+		if k, _ := p.Apply(c).Canonical(); k != first {
+			return false
+		}
+	}
+	return true
+}
+
 // lengthRank ranks game lengths for side me when the value is v: shorter
 // wins and longer losses rank higher; unknown lengths (0) rank lowest.
 func lengthRank(plies int, v game.Result, me game.Mark) int {
@@ -293,6 +337,7 @@ type expectimax struct {
 	me       game.Mark
 	noise    float64
 	memo     map[expKey]float64
+	values   map[game.Key]int8 // the solver's values found so far
 	nodes    int64
 	now      func() time.Time
 	deadline time.Time
@@ -323,10 +368,16 @@ func (e *expectimax) outcomeScore(r game.Result) float64 {
 // value returns the game-theoretic value of an unfinished position for
 // the side to move, or false if the solver was stopped.
 func (e *expectimax) value(p game.Position) (int8, bool) {
+	if v, ok := e.values[p.Key()]; ok {
+		return v, true
+	}
 	v := e.solver.value(p.X(), p.O(), p.ToMove() == game.X)
 	if e.solver.stop.stopped {
 		e.stopped = true
 		return 0, false
+	}
+	if e.values != nil && len(e.values) < perfectMaxValues {
+		e.values[p.Key()] = v
 	}
 	return v, true
 }

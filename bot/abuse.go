@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -224,8 +225,8 @@ func (b *Bot) checkOpponent(ctx context.Context, c *call, guild, challenger, opp
 // checkJoin refuses a click on Join (action) of an open challenge by
 // challenger when either has blocked the other: KeyCantPlay, which does
 // not say why, to the one blocked; KeyYouBlocked to the one who blocked.
-func (b *Bot) checkJoin(ctx context.Context, c *call, action Action, challenger string) error {
-	if action != ActionJoin {
+func (b *Bot) checkJoin(ctx context.Context, c *call, action customid.Action, challenger string) error {
+	if action != customid.ActionJoin {
 		return nil
 	}
 	theyBlock, youBlock, err := b.store.BlockedBetween(ctx, challenger, c.user)
@@ -239,6 +240,12 @@ func (b *Bot) checkJoin(ctx context.Context, c *call, action Action, challenger 
 			Err: fmt.Errorf("bot: %s blocked challenger %s", c.user, challenger)}
 	}
 	return nil
+}
+
+// The routes of /ttt block and /ttt unblock (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubBlock), parseBlock, (*Bot).block)
+	routeCommand(commandPath(CommandName, SubUnblock), parseBlock, (*Bot).block)
 }
 
 // block handles /ttt block and /ttt unblock; both answer privately and

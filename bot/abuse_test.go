@@ -64,7 +64,7 @@ func TestRenderAbuseGolden(t *testing.T) {
 				if strings.Contains(d.Content, "cause") {
 					t.Errorf("the cause leaks into %q", d.Content)
 				}
-				golden(t, tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -26,30 +27,22 @@ const (
 // maxChannelScan bounds the live games end-game looks through.
 const maxChannelScan = 10000
 
-// admin handles /ttt-admin, checking again at run time that the member
-// may use it: Discord's default permission on the command is only a
-// default that a server can change.
-func (b *Bot) admin(ctx context.Context, c *call, r Request) error {
-	if !b.moderator(ctx, c) {
-		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, c.i.GuildID)}
-	}
-	switch r := r.(type) {
-	case EndGameRequest:
-		return b.endGames(ctx, c)
-	case ModelRequest:
-		return b.model(ctx, c, r)
-	case RetrainRequest:
-		return b.retrainCommand(ctx, c, r)
-	case SettingsRequest:
-		return b.showSettings(ctx, c)
-	case SetRequest:
-		return b.setSetting(ctx, c, r)
-	case LogRequest:
-		return b.auditLog(ctx, c)
-	case ForgetServerRequest:
-		return b.forgetServer(ctx, c)
-	}
-	return userErr(KeyUnavailable)
+// The routes of /ttt-admin, for moderators only (see routes.go).
+func init() {
+	admin := func(sub string) string { return commandPath(AdminCommandName, sub) }
+	routeCommand(admin(SubEndGame), noOptions(EndGameRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ EndGameRequest) error { return b.endGames(ctx, c) }, moderatorOnly)
+	routeCommand(admin(SubModel), parseModel, (*Bot).model, moderatorOnly)
+	routeCommand(admin(SubRetrain), parseRetrain, (*Bot).retrainCommand, moderatorOnly)
+	routeCommand(admin(SubSettings), noOptions(SettingsRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ SettingsRequest) error { return b.showSettings(ctx, c) }, moderatorOnly)
+	routeCommand(admin(SubSet), parseSet, (*Bot).setSetting, moderatorOnly)
+	routeCommand(admin(SubLog), noOptions(LogRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ LogRequest) error { return b.auditLog(ctx, c) }, moderatorOnly)
+	routeCommand(admin(SubForgetGuild), noOptions(ForgetServerRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ ForgetServerRequest) error { return b.forgetServer(ctx, c) }, moderatorOnly)
+	routeComponent(true, (*Bot).clickSetting, customid.ActionSetting)
+	routeComponent(true, (*Bot).clickForgetServer, customid.ActionForgetServer)
 }
 
 // moderator reports whether the member behind i may use /ttt-admin: with
@@ -118,7 +111,7 @@ func (b *Bot) endGames(ctx context.Context, c *call) error {
 // and rules and the sides swapped: against an AI it starts at once, between
 // two people it is a challenge to the other player, and between two AIs it
 // is a new duel.
-func (b *Bot) rematch(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // KeyOverloaded refuses new heavy work (a game against a slow level, a review,
@@ -105,10 +105,13 @@ func (b *Bot) aiTimeout(seat persistence.Seat) time.Duration {
 
 // thinkAndPlay plays the move of the AI of seat in s: at once for a
 // cheap AI, and for a heavy one on a worker of the AI queue (as job),
-// on a budget shrunk by the queue's pressure when it started.
-func (b *Bot) thinkAndPlay(ctx context.Context, j sched.Job, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
+// on a budget shrunk by the queue's pressure when it started. When owe
+// (if not nil) says so as the move is played, the board with the move is
+// first recorded as owed to the screen (see delivery.go): it is shown by
+// an edit after the move, which a stopped process would never make.
+func (b *Bot) thinkAndPlay(ctx context.Context, j sched.Job, s *persistence.Session, seat persistence.Seat, owe func() bool) (*persistence.Session, error) {
 	if !b.heavy(seat.AI, s.Rules) {
-		return b.aiMove(ctx, s, seat, b.aiTimeout(seat), 0)
+		return b.aiMove(ctx, s, seat, b.aiTimeout(seat), 0, owe)
 	}
 	err := b.work(ctx, j, func(ctx context.Context, st sched.Start) error {
 		load := loadOf(st)
@@ -116,11 +119,15 @@ func (b *Bot) thinkAndPlay(ctx context.Context, j sched.Job, s *persistence.Sess
 			b.metrics.shrink(seat.AI.Level)
 		}
 		var err error
-		s, err = b.aiMove(ctx, s, seat, b.aiTimeout(seat), load)
+		s, err = b.aiMove(ctx, s, seat, b.aiTimeout(seat), load, owe)
 		return err
 	})
 	return s, err
 }
+
+// always is an owe for thinkAndPlay whose board is always shown by an
+// edit after the move.
+func always() bool { return true }
 
 // jobOf is the queue job of the caller's interaction.
 func jobOf(c *call, class sched.Class) sched.Job {

@@ -18,6 +18,8 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -84,7 +86,7 @@ type benchRig struct {
 	b      *bot.Bot
 	store  *persistence.Store
 	dc     *benchDiscord
-	signer *bot.Signer
+	signer *customid.Signer
 	nextID atomic.Int64
 	trips  roundTrips
 }
@@ -117,11 +119,11 @@ func newBenchRig(b *testing.B, levels *ai.Registry, models *nn.Set) *benchRig {
 	r := &benchRig{dc: &benchDiscord{}}
 	rdb.AddHook(&r.trips)
 	store := persistence.New(rdb, persistence.Options{})
-	cat, err := bot.NewCatalog()
+	cat, err := i18n.NewCatalog()
 	if err != nil {
 		b.Fatal(err)
 	}
-	signer, err := bot.NewSigner([]byte("bench-test-custom-id-key-0123456"))
+	signer, err := customid.NewSigner([]byte("bench-test-custom-id-key-0123456"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func newBenchRig(b *testing.B, levels *ai.Registry, models *nn.Set) *benchRig {
 		Logger: slog.New(slog.DiscardHandler), AppID: "1", Models: models},
 		// The players click at machine speed: a rate-limit bucket that never
 		// runs out keeps its check (and round trip) in what is measured.
-		bot.Options{Metrics: bot.NewMetrics(bot.NewRegistry()), RateBurst: 1 << 30})
+		bot.Options{Metrics: bot.NewMetrics(bot.NewMetricRegistry()), RateBurst: 1 << 30})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func (r *benchRig) read(b *testing.B, p *benchPlayer, resp *discordgo.Interactio
 		}
 		for _, c := range row.Components {
 			if bt, ok := c.(discordgo.Button); ok && !bt.Disabled {
-				if id, err := r.signer.Decode(bt.CustomID); err == nil && id.Action == bot.ActionMove {
+				if id, err := r.signer.Decode(bt.CustomID); err == nil && id.Action == customid.ActionMove {
 					p.free = append(p.free, bt.CustomID)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -17,9 +18,12 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/review"
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Defaults of Options.
@@ -49,11 +53,11 @@ type Deps struct {
 	Store *persistence.Store
 	// Levels are the AI levels offered by /ttt vs-ai.
 	Levels *ai.Registry
-	// Catalog holds the localised texts.
-	Catalog *Catalog
+	// i18n.Catalog holds the localised texts.
+	Catalog *i18n.Catalog
 	// Signer signs and checks the custom IDs of buttons; the Bot renders
 	// with it too, so the buttons it shows are the ones it accepts.
-	Signer *Signer
+	Signer *customid.Signer
 	// Logger receives the one log line per failed interaction (and debug
 	// lines for the others).
 	Logger *slog.Logger
@@ -138,17 +142,19 @@ type Bot struct {
 	// dc is base wrapped so that the bot's own writes are retried (see
 	// retryingDiscord); base is the Discord the Bot was given, for the
 	// optional interfaces it may have.
-	dc             Discord
-	base           Discord
-	store          *persistence.Store
-	levels         *ai.Registry
-	levelNames     []string
-	cat            *Catalog
-	signer         *Signer
-	render         *Renderer
-	log            *slog.Logger
-	appID          string
-	now            func() time.Time
+	dc         Discord
+	base       Discord
+	store      *persistence.Store
+	levels     *ai.Registry
+	levelNames []string
+	cat        *i18n.Catalog
+	signer     *customid.Signer
+	render     *Renderer
+	log        *slog.Logger
+	appID      string
+	now        func() time.Time
+	// sweeps counts the finished sweeps (Sweeps).
+	sweeps         atomic.Int64
 	moveTimeout    time.Duration
 	handlerTimeout time.Duration
 	lc             lifecycle
@@ -173,7 +179,7 @@ type Bot struct {
 func New(d Deps, o Options) (*Bot, error) {
 	switch {
 	case d.Discord == nil, d.Store == nil, d.Levels == nil, d.Catalog == nil, d.Signer == nil, d.Logger == nil:
-		return nil, fmt.Errorf("%w: Discord, Store, Levels, Catalog, Signer and Logger are required", ErrConfig)
+		return nil, fmt.Errorf("%w: Discord, Store, Levels, i18n.Catalog, customid.Signer and Logger are required", ErrConfig)
 	case d.AppID == "":
 		return nil, fmt.Errorf("%w: no application ID", ErrConfig)
 	}
@@ -216,8 +222,17 @@ func New(d Deps, o Options) (*Bot, error) {
 		giveUp: func(route string, attempts int, err error) {
 			o.Metrics.discordGiveUp(route)
 			b.log.Warn("bot: gave up a write to Discord", "route", route, "attempts", attempts, "err", err)
-		}}
+		},
+		retried: o.Metrics.discordRetried}
 	return b, nil
+}
+
+// Inline returns the InlineDiscord the Bot answers through in HTTP
+// interactions mode (its Deps.Discord), or nil if it was given another
+// Discord: httpmode.NewEndpoint takes it.
+func (b *Bot) Inline() *httpmode.InlineDiscord {
+	in, _ := b.base.(*httpmode.InlineDiscord)
+	return in
 }
 
 // Commands returns the application commands the Bot handles, as Register

@@ -12,6 +12,8 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -50,14 +52,14 @@ func (s *stubDiscord) ApplicationCommandBulkOverwrite(string, string, []*discord
 	return nil, nil
 }
 
-func stubBot(t *testing.T, dc bot.Discord) (*bot.Bot, *syncBuffer, *bot.Catalog) {
+func stubBot(t *testing.T, dc bot.Discord) (*bot.Bot, *syncBuffer, *i18n.Catalog) {
 	t.Helper()
 	store := persistence.New(redistest.Client(t, redistest.Start(t)), persistence.Options{})
-	cat, err := bot.NewCatalog()
+	cat, err := i18n.NewCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := bot.NewSigner([]byte("unit-test-custom-id-key-01234567"))
+	signer, err := customid.NewSigner([]byte("unit-test-custom-id-key-01234567"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestHandleInteractionRecovers(t *testing.T) {
 			}
 			if tc.responses > 0 {
 				got := dc.responses[0]
-				if got.Data.Content != cat.Text(bot.DefaultLocale, bot.KeyInternal) || got.Data.Flags != discordgo.MessageFlagsEphemeral {
+				if got.Data.Content != cat.Text(i18n.DefaultLocale, bot.KeyInternal) || got.Data.Flags != discordgo.MessageFlagsEphemeral {
 					t.Fatalf("reply %+v, want the ephemeral internal-error text", got.Data)
 				}
 				if strings.Contains(got.Data.Content, "stub") {
@@ -126,7 +128,7 @@ func TestHandleInteractionOnce(t *testing.T) {
 	for range 3 {
 		b.HandleInteraction(context.Background(), helpInteraction("9002"))
 	}
-	if len(dc.responses) != 1 || dc.responses[0].Data.Content != cat.Text(bot.DefaultLocale, "help.text") {
+	if len(dc.responses) != 1 || dc.responses[0].Data.Content != cat.Text(i18n.DefaultLocale, "help.text") {
 		t.Fatalf("responses %+v, want the help text once", dc.responses)
 	}
 }

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/i18n"
 )
 
 // Command names, as Discord sends them in interactions whatever the user's
@@ -122,7 +124,7 @@ func Levels() []string {
 // who can manage the server and to servers. Names, descriptions and choice
 // names carry the catalog's localisations. levels are the AI level names
 // to offer (at most 25; pass ai.Registry.Names() or Levels()).
-func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
+func Commands(cat *i18n.Catalog, levels []string) []*discordgo.ApplicationCommand {
 	b := cmdBuilder{cat: cat}
 	board := b.boardOption
 	custom := func() []*discordgo.ApplicationCommandOption {
@@ -184,7 +186,7 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 	ttt := &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
 		Name:                     CommandName,
-		Description:              cat.Text(DefaultLocale, "cmd.ttt.desc"),
+		Description:              cat.Text(i18n.DefaultLocale, "cmd.ttt.desc"),
 		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt.desc")),
 		Options: []*discordgo.ApplicationCommandOption{
 			b.sub(SubChallenge, append([]*discordgo.ApplicationCommandOption{
@@ -239,7 +241,7 @@ func Commands(cat *Catalog, levels []string) []*discordgo.ApplicationCommand {
 	admin := &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
 		Name:                     AdminCommandName,
-		Description:              cat.Text(DefaultLocale, "cmd.ttt-admin.desc"),
+		Description:              cat.Text(i18n.DefaultLocale, "cmd.ttt-admin.desc"),
 		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt-admin.desc")),
 		DefaultMemberPermissions: &perms,
 		Contexts:                 &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
@@ -260,14 +262,14 @@ func ptr[T any](v T) *T { return &v }
 
 // cmdBuilder builds localised options from catalog keys: "cmd.<sub>.name"
 // and ".desc" for subcommands, "opt.<name>.name" and ".desc" for options.
-type cmdBuilder struct{ cat *Catalog }
+type cmdBuilder struct{ cat *i18n.Catalog }
 
 func (b cmdBuilder) sub(name string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
 	return &discordgo.ApplicationCommandOption{
 		Type:                     discordgo.ApplicationCommandOptionSubCommand,
 		Name:                     name,
 		NameLocalizations:        b.cat.Localizations("cmd." + name + ".name"),
-		Description:              b.cat.Text(DefaultLocale, "cmd."+name+".desc"),
+		Description:              b.cat.Text(i18n.DefaultLocale, "cmd."+name+".desc"),
 		DescriptionLocalizations: b.cat.Localizations("cmd." + name + ".desc"),
 		Options:                  opts,
 	}
@@ -303,7 +305,7 @@ func (b cmdBuilder) option(t discordgo.ApplicationCommandOptionType, name string
 		Type:                     t,
 		Name:                     name,
 		NameLocalizations:        b.cat.Localizations("opt." + name + ".name"),
-		Description:              b.cat.Text(DefaultLocale, "opt."+name+".desc"),
+		Description:              b.cat.Text(i18n.DefaultLocale, "opt."+name+".desc"),
 		DescriptionLocalizations: b.cat.Localizations("opt." + name + ".desc"),
 		Required:                 required,
 	}
@@ -330,7 +332,7 @@ func (b cmdBuilder) choice(key, value string) *discordgo.ApplicationCommandOptio
 		return &discordgo.ApplicationCommandOptionChoice{Name: value, Value: value}
 	}
 	return &discordgo.ApplicationCommandOptionChoice{
-		Name:              b.cat.Text(DefaultLocale, key),
+		Name:              b.cat.Text(i18n.DefaultLocale, key),
 		NameLocalizations: b.cat.Localizations(key),
 		Value:             value,
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -448,137 +449,166 @@ func (pc ParseContext) board() game.Rules {
 
 // ParseCommand turns the data of a slash-command interaction into a typed
 // Request. Bad, missing, duplicated or out-of-range options fail with a
-// *UserError that Catalog.Error shows in the user's locale; Discord's
+// *UserError that ErrorText shows in the user's locale; Discord's
 // client checks most of them already, so these mostly catch forged
 // requests and combinations the client cannot check (challenging yourself
 // or a bot, board and custom size together, a bad position). It never
 // panics, whatever the data.
 func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (Request, error) {
+	_, req, err := parseRoute(data, pc)
+	return req, err
+}
+
+// parseRoute finds the route of a command (see routes.go) and parses its
+// options with the route's parser: it returns the path and the request.
+func parseRoute(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (string, Request, error) {
+	unknown := userErr("error.unknown_command")
 	if data == nil || (data.Name != CommandName && data.Name != AdminCommandName) ||
 		len(data.Options) != 1 || data.Options[0] == nil {
-		return nil, userErr("error.unknown_command")
+		return "", nil, unknown
 	}
 	sub := data.Options[0]
-	if g := sub; data.Name == CommandName && g.Type == discordgo.ApplicationCommandOptionSubCommandGroup && g.Name == SubTournament &&
-		len(g.Options) == 1 && g.Options[0] != nil && g.Options[0].Type == discordgo.ApplicationCommandOptionSubCommand {
-		return parseTournament(g.Options[0], pc)
+	path := commandPath(data.Name, sub.Name)
+	switch {
+	case sub.Type == discordgo.ApplicationCommandOptionSubCommandGroup:
+		if len(sub.Options) != 1 || sub.Options[0] == nil || sub.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+			return "", nil, unknown
+		}
+		sub = sub.Options[0]
+		path = commandPath(path, sub.Name)
+	case sub.Type != discordgo.ApplicationCommandOptionSubCommand:
+		return "", nil, unknown
 	}
-	if sub.Type != discordgo.ApplicationCommandOptionSubCommand {
-		return nil, userErr("error.unknown_command")
+	route, ok := commandRoutes[path]
+	if !ok {
+		return "", nil, unknown
 	}
-	o, err := collect(sub.Options)
+	in := commandInput{sub: sub, resolved: data.Resolved, pc: pc}
+	if strings.Count(path, "/") == 1 {
+		o, err := collect(sub.Options)
+		if err != nil {
+			return "", nil, err
+		}
+		in.o = o
+	}
+	req, err := route.parse(in)
+	if err != nil {
+		return "", nil, err
+	}
+	if in.o != nil && len(in.o.unused) > 0 {
+		return "", nil, optErr(in.o.unusedNames()[0])
+	}
+	return path, req, nil
+}
+
+// parseStats reads /ttt stats.
+func parseStats(in commandInput) (Request, error) {
+	r := StatsRequest{User: in.pc.User}
+	if u, ok, err := in.o.user(optUser); err != nil {
+		return nil, err
+	} else if ok {
+		r.User = u
+	}
+	return r, nil
+}
+
+// parseLeaderboard reads /ttt leaderboard.
+func parseLeaderboard(in commandInput) (Request, error) {
+	r := LeaderboardRequest{Scope: ScopeServer, Kind: BoardRating}
+	if s, ok, err := in.o.choice(optScope, string(ScopeServer), string(ScopeGlobal)); err != nil {
+		return nil, err
+	} else if ok {
+		r.Scope = Scope(s)
+	}
+	if k, ok, err := in.o.choice(optKind, string(BoardRating), string(BoardPuzzles)); err != nil {
+		return nil, err
+	} else if ok {
+		r.Kind = BoardKind(k)
+	}
+	return r, nil
+}
+
+// parseGameOption reads a command whose one option names a game (replay,
+// review) into the request wrap makes of it.
+func parseGameOption(wrap func(persistence.GameID) Request) func(commandInput) (Request, error) {
+	return func(in commandInput) (Request, error) {
+		g, err := in.o.game()
+		if err != nil {
+			return nil, err
+		}
+		return wrap(g), nil
+	}
+}
+
+// parsePuzzle reads /ttt puzzle.
+func parsePuzzle(in commandInput) (Request, error) {
+	r, err := in.o.preset(in.pc.board())
 	if err != nil {
 		return nil, err
 	}
-	var req Request
-	switch data.Name + " " + sub.Name {
-	case CommandName + " " + SubChallenge:
-		req, err = parseChallenge(o, data.Resolved, pc)
-	case CommandName + " " + SubVsAI:
-		req, err = parseVsAI(o, pc)
-	case CommandName + " " + SubAIDuel:
-		req, err = parseAIDuel(o, pc)
-	case CommandName + " " + SubResign:
-		req = ResignRequest{}
-	case CommandName + " " + SubStats:
-		r := StatsRequest{User: pc.User}
-		if u, ok, err := o.user(optUser); err != nil {
-			return nil, err
-		} else if ok {
-			r.User = u
-		}
-		req = r
-	case CommandName + " " + SubLeaderboard:
-		r := LeaderboardRequest{Scope: ScopeServer}
-		if s, ok, err := o.choice(optScope, string(ScopeServer), string(ScopeGlobal)); err != nil {
-			return nil, err
-		} else if ok {
-			r.Scope = Scope(s)
-		}
-		r.Kind = BoardRating
-		if k, ok, err := o.choice(optKind, string(BoardRating), string(BoardPuzzles)); err != nil {
-			return nil, err
-		} else if ok {
-			r.Kind = BoardKind(k)
-		}
-		req = r
-	case CommandName + " " + SubHistory:
-		req, err = parseHistory(o, pc)
-	case CommandName + " " + SubReplay:
-		var g persistence.GameID
-		if g, err = o.game(); err == nil {
-			req = ReplayRequest{Game: g}
-		}
-	case CommandName + " " + SubReview:
-		var g persistence.GameID
-		if g, err = o.game(); err == nil {
-			req = ReviewRequest{Game: g}
-		}
-	case CommandName + " " + SubHint:
-		req = HintRequest{}
-	case CommandName + " " + SubPuzzle:
-		var r game.Rules
-		if r, err = o.preset(pc.board()); err == nil {
-			req = PuzzleRequest{Rules: r}
-		}
-	case CommandName + " " + SubHelp:
-		req = HelpRequest{}
-	case CommandName + " " + SubPrivacy:
-		req = PrivacyRequest{}
-	case CommandName + " " + SubForgetMe:
-		req = ForgetMeRequest{}
-	case CommandName + " " + SubBlock, CommandName + " " + SubUnblock:
-		r := BlockRequest{Unblock: sub.Name == SubUnblock}
-		var ok bool
-		if r.User, ok, err = o.user(optUser); err == nil && !ok {
-			err = optErr(optUser)
-		}
-		if err == nil && r.User == pc.User {
-			err = userErr("error.self_block")
-		}
-		req = r
-	case AdminCommandName + " " + SubSettings:
-		req = SettingsRequest{}
-	case AdminCommandName + " " + SubSet:
-		var r SetRequest
-		var ok bool
-		if r.Setting, ok, err = o.choice(optSetting, SettingNames()...); err == nil && !ok {
-			err = optErr(optSetting)
-		}
-		if err == nil {
-			if r.Value, ok, err = o.str(optValue); err == nil && !ok {
-				err = optErr(optValue)
-			}
-		}
-		req = r
-	case AdminCommandName + " " + SubLog:
-		req = LogRequest{}
-	case AdminCommandName + " " + SubForgetGuild:
-		req = ForgetServerRequest{}
-	case AdminCommandName + " " + SubRetrain:
-		var r RetrainRequest
-		if r.Rules, err = o.rules(); err == nil {
-			r.Force, _, err = o.boolean(optForce)
-			req = r
-		}
-	case AdminCommandName + " " + SubModel:
-		var r ModelRequest
-		if r.Rules, err = o.rules(); err == nil {
-			r.Rollback, _, err = o.boolean(optRollback)
-			req = r
-		}
-	case AdminCommandName + " " + SubEndGame:
-		req = EndGameRequest{}
-	default:
-		return nil, userErr("error.unknown_command")
+	return PuzzleRequest{Rules: r}, nil
+}
+
+// parseBlock reads /ttt block and /ttt unblock.
+func parseBlock(in commandInput) (Request, error) {
+	r := BlockRequest{Unblock: in.sub.Name == SubUnblock}
+	var ok bool
+	var err error
+	if r.User, ok, err = in.o.user(optUser); err == nil && !ok {
+		err = optErr(optUser)
+	}
+	if err == nil && r.User == in.pc.User {
+		err = userErr("error.self_block")
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(o.unused) > 0 {
-		return nil, optErr(o.unusedNames()[0])
+	return r, nil
+}
+
+// parseSet reads /ttt-admin set.
+func parseSet(in commandInput) (Request, error) {
+	var r SetRequest
+	var ok bool
+	var err error
+	if r.Setting, ok, err = in.o.choice(optSetting, SettingNames()...); err == nil && !ok {
+		err = optErr(optSetting)
 	}
-	return req, nil
+	if err == nil {
+		if r.Value, ok, err = in.o.str(optValue); err == nil && !ok {
+			err = optErr(optValue)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parseRetrain reads /ttt-admin retrain.
+func parseRetrain(in commandInput) (Request, error) {
+	var r RetrainRequest
+	var err error
+	if r.Rules, err = in.o.rules(); err != nil {
+		return nil, err
+	}
+	if r.Force, _, err = in.o.boolean(optForce); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parseModel reads /ttt-admin model.
+func parseModel(in commandInput) (Request, error) {
+	var r ModelRequest
+	var err error
+	if r.Rules, err = in.o.rules(); err != nil {
+		return nil, err
+	}
+	if r.Rollback, _, err = in.o.boolean(optRollback); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 func parseChallenge(o *options, res *discordgo.ApplicationCommandInteractionDataResolved, pc ParseContext) (Request, error) {
@@ -791,7 +821,7 @@ func (o *options) game() (persistence.GameID, error) {
 		return "", err
 	}
 	s = strings.Trim(strings.TrimSpace(s), "`")
-	if !ok || !validGameID(s) || !snowflake(persistence.GameID(s).Channel()) {
+	if !ok || !customid.ValidGameID(s) || !customid.Snowflake(persistence.GameID(s).Channel()) {
 		return "", &UserError{Key: KeyBadGameID, Err: fmt.Errorf("bot: game option %q", s)}
 	}
 	return persistence.GameID(s), nil
@@ -838,23 +868,10 @@ func (o *options) user(name string) (string, bool, error) {
 		return "", ok, err
 	}
 	s, isStr := v.(string)
-	if !isStr || !snowflake(s) {
+	if !isStr || !customid.Snowflake(s) {
 		return "", false, optErr(name)
 	}
 	return s, true, nil
-}
-
-// snowflake reports whether s looks like a Discord ID: 1 to 20 digits.
-func snowflake(s string) bool {
-	if s == "" || len(s) > 20 {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // integer reads an integer option within [lo, hi]. Discord sends numbers

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -20,7 +21,7 @@ func TestCommandsGolden(t *testing.T) {
 	if strings.Contains(string(got), "[[") {
 		t.Errorf("a command text is missing from the catalog:\n%s", got)
 	}
-	golden(t, "commands.json", got)
+	goldenFile(t, "commands.json", got)
 }
 
 func TestCommandsLimits(t *testing.T) {
@@ -91,7 +92,7 @@ func TestCommandNamesCanonical(t *testing.T) {
 			if o.Type == discordgo.ApplicationCommandOptionSubCommand || o.Type == discordgo.ApplicationCommandOptionSubCommandGroup {
 				key = "cmd." + o.Name + ".name"
 			}
-			if got := cat.Text(DefaultLocale, key); got != o.Name {
+			if got := cat.Text(i18n.DefaultLocale, key); got != o.Name {
 				t.Errorf("%s %s: %s is %q", prefix, o.Name, key, got)
 			}
 			// A locale whose text is the default's is left out; Discord
@@ -332,12 +333,12 @@ func TestParseCommandErrors(t *testing.T) {
 			if ue.Key != tt.key {
 				t.Errorf("key %q, want %q (%v)", ue.Key, tt.key, err)
 			}
-			msg := cat.Error(DefaultLocale, err)
+			msg := ErrorText(cat, i18n.DefaultLocale, err)
 			if tt.text != "" && msg != tt.text {
 				t.Errorf("message %q, want %q", msg, tt.text)
 			}
 			for _, loc := range cat.Locales() {
-				if m := cat.Error(loc, err); strings.Contains(m, "{") || strings.Contains(m, "[[") {
+				if m := ErrorText(cat, loc, err); strings.Contains(m, "{") || strings.Contains(m, "[[") {
 					t.Errorf("%s message has an unfilled placeholder: %q", string(loc), m)
 				}
 			}
@@ -385,7 +386,7 @@ func FuzzParseCommand(f *testing.F) {
 			if !errors.As(err, &ue) || !cat.Has(ue.Key) {
 				t.Fatalf("ParseCommand(%s): %v is not a known *UserError", in, err)
 			}
-			if m := cat.Error(DefaultLocale, err); strings.Contains(m, "{") {
+			if m := ErrorText(cat, i18n.DefaultLocale, err); strings.Contains(m, "{") {
 				t.Fatalf("ParseCommand(%s): message %q has an unfilled placeholder", in, m)
 			}
 			return
@@ -426,15 +427,15 @@ func ExampleParseCommand() {
 			},
 		}},
 	}
-	cat, _ := NewCatalog()
+	cat, _ := i18n.NewCatalog()
 	_, err := ParseCommand(data, ParseContext{User: "100", Levels: Levels()})
-	fmt.Println(cat.Error(discordgo.PortugueseBR, err))
+	fmt.Println(ErrorText(cat, discordgo.PortugueseBR, err))
 	// Output:
 	// Um tabuleiro 7×7 não cabe nos botões do Discord; o máximo é 5×5.
 }
 
 func ExampleCommands() {
-	cat, _ := NewCatalog()
+	cat, _ := i18n.NewCatalog()
 	for _, c := range Commands(cat, Levels()) {
 		var subs []string
 		for _, o := range c.Options {

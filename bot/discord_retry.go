@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 )
 
 // Defaults of the retry of the bot's own writes (see retryingDiscord).
@@ -46,6 +48,8 @@ type retryingDiscord struct {
 	// giveUp is told of every write given up on, with its route and the
 	// last error.
 	giveUp func(route string, attempts int, err error)
+	// retried is told of the attempts made again on route.
+	retried func(route string, again int)
 }
 
 // rawRequester sends a request with a body of the bot's own making;
@@ -115,8 +119,34 @@ func (p retryPolicy) do(ctx context.Context, write func() error) (int, error) {
 		if serr := p.sleep(ctx, d); serr != nil {
 			return n, err
 		}
+		if moved := supersededOf(ctx); moved != nil && moved() {
+			return n, errSuperseded
+		}
 		pause *= 2
 	}
+}
+
+// errSuperseded is the error of a write not tried again because what it
+// shows is out of date: the game moved on meanwhile, and whoever moved it
+// shows (or owes) the newer board. (An attempt whose connection was reset
+// after Discord applied it, tried again after the player had already
+// clicked the board it showed, would put that old board back over the
+// newer one.)
+var errSuperseded = errors.New("bot: the board changed meanwhile; not written again")
+
+// supersededKey carries a write's staleness check in its context.
+type supersededKey struct{}
+
+// withSuperseded makes the writes made with ctx stop retrying once moved
+// reports that what they show is out of date.
+func withSuperseded(ctx context.Context, moved func() bool) context.Context {
+	return context.WithValue(ctx, supersededKey{}, moved)
+}
+
+// supersededOf is the check withSuperseded put in ctx, or nil.
+func supersededOf(ctx context.Context) func() bool {
+	f, _ := ctx.Value(supersededKey{}).(func() bool)
+	return f
 }
 
 // contextOf is the context options give a request (Background if none).
@@ -132,7 +162,10 @@ func contextOf(options []discordgo.RequestOption) context.Context {
 func (d *retryingDiscord) retry(route string, options []discordgo.RequestOption, write func() error) error {
 	ctx := contextOf(options)
 	n, err := d.policy.do(ctx, write)
-	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) {
+	if n > 1 && d.retried != nil {
+		d.retried(route, n-1)
+	}
+	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) && !errors.Is(err, errSuperseded) {
 		d.giveUp(route, n, err)
 	}
 	return err
@@ -170,13 +203,17 @@ type noncePost struct {
 	EnforceNonce bool   `json:"enforce_nonce"`
 }
 
-// ChannelMessageSendComplex posts a channel message: with a nonce and
+// ChannelMessageSendComplex posts a channel message: with a nonce (the
+// one withNonce put in the request's context, or a fresh one) and
 // retried when the REST session can send one, else once.
 func (d *retryingDiscord) ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error) {
 	if d.raw == nil || data.Embed != nil || data.File != nil {
 		return d.Discord.ChannelMessageSendComplex(channelID, data, options...)
 	}
-	nonce, err := newNonce()
+	nonce, err := nonceOf(contextOf(options)), error(nil)
+	if nonce == "" {
+		nonce, err = newNonce()
+	}
 	if err != nil {
 		return d.Discord.ChannelMessageSendComplex(channelID, data, options...)
 	}
@@ -229,8 +266,8 @@ func restOf(dc Discord) rawRequester {
 	if r, ok := dc.(rawRequester); ok {
 		return r
 	}
-	if in, ok := dc.(*InlineDiscord); ok {
-		if r, ok := in.Discord.(rawRequester); ok {
+	if in, ok := dc.(*httpmode.InlineDiscord); ok {
+		if r, ok := in.REST.(rawRequester); ok {
 			return r
 		}
 	}

@@ -197,3 +197,41 @@ func TestRetryingPostOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestRetrySuperseded: a write whose board the game has moved on from
+// is not tried again (its first attempt may have been applied, reset,
+// and the board clicked since), and that is not a give-up.
+func TestRetrySuperseded(t *testing.T) {
+	srv := fakediscord.New(t, fakediscord.Options{})
+	ses, err := srv.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ses.ChannelMessageSend("9", "move 4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gaveUp []string
+	d := testRetrying(ses, ses, &gaveUp)
+	srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetAfter, Method: "PATCH", Times: 1})
+	checks := 0
+	ctx := withSuperseded(context.Background(), func() bool {
+		checks++
+		// The player saw the edit applied and played on.
+		if _, err := ses.ChannelMessageEdit("9", m.ID, "move 6"); err != nil {
+			t.Error(err)
+		}
+		return true
+	})
+	text := "move 4 again"
+	_, err = d.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: m.ID, Channel: "9", Content: &text}, discordgo.WithContext(ctx))
+	if !errors.Is(err, errSuperseded) || checks != 1 {
+		t.Fatalf("edit = %v after %d checks; want errSuperseded after one", err, checks)
+	}
+	if got, _ := srv.Message(m.ID); got.Content != "move 6" {
+		t.Fatalf("the board shows %q, want the newer move 6", got.Content)
+	}
+	if len(gaveUp) != 0 {
+		t.Fatalf("give-ups %v for a superseded write", gaveUp)
+	}
+}

@@ -7,11 +7,11 @@
 //   - Commands builds the application-command definitions, with name and
 //     description localisations, and ParseCommand turns the option data of a
 //     slash-command interaction into a typed Request, or a *UserError that
-//     the Catalog renders in the user's language.
-//   - Signer encodes and decodes the custom IDs of board buttons: the game,
+//     the i18n.Catalog renders in the user's language.
+//   - customid.Signer encodes and decodes the custom IDs of board buttons: the game,
 //     the move number the board showed and the cell, signed with a truncated
 //     HMAC so forged and malformed IDs are rejected.
-//   - Catalog holds the localised texts (English, Brazilian Portuguese and
+//   - i18n.Catalog holds the localised texts (English, Brazilian Portuguese and
 //     Greek), embedded from locales/*.json.
 //   - Renderer turns a persistence.Session into the exact
 //     discordgo.InteractionResponseData sent to Discord: the board as a grid
@@ -23,6 +23,6 @@
 // ModelWatcher (the model registry's versions, hot-swapped as they are
 // published or rolled back, else the shipped weights); /ttt-admin model
 // shows and rolls them back, and /ttt-admin retrain runs the retrain job
-// (package bot/retrain) in the RunSweeper loop, editing its message with
+// (package retrain) in the RunSweeper loop, editing its message with
 // the progress and ending it with a report embed and a PNG chart.
 package bot

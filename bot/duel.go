@@ -8,9 +8,9 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // duelHandoff is how long /ttt ai-duel waits for the RunSweeper loop to
@@ -23,6 +23,11 @@ type duelJob struct {
 	// loc is the locale the board was posted in, which its edits keep
 	// unless the server sets a language meanwhile (see editBoard).
 	loc discordgo.Locale
+}
+
+// The route of /ttt ai-duel (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubAIDuel), func(in commandInput) (Request, error) { return parseAIDuel(in.o, in.pc) }, (*Bot).duel)
 }
 
 // duel starts an AI duel: the board is posted, and the RunSweeper loop
@@ -131,7 +136,8 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 		}
 		if !ok && (shown || reshows >= duelReshows) {
 			if !shown {
-				b.log.Error("bot: the result of an AI duel is not shown", "game", string(s.ID))
+				// Its failed edits left the board owed: a sweeper shows it.
+				b.log.Warn("bot: the result of an AI duel is not shown yet; it is owed to the screen", "game", string(s.ID))
 			}
 			return nil
 		}
@@ -165,7 +171,7 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 // duelMove plays the next move of a duel: a heavy AI's on a worker of
 // the AI queue as Batch work, so that players' replies go first.
 func (b *Bot) duelMove(ctx context.Context, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
-	return b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}, s, seat)
+	return b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}, s, seat, nil)
 }
 
 // isDuel reports whether two AIs play s.

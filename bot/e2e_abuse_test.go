@@ -11,7 +11,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -109,7 +111,7 @@ func (e *e2e) clickIn(channel, user, message, customID string) fakediscord.Respo
 // filled with vars.
 func (e *e2e) wantText(r fakediscord.Response, key string, vars ...string) {
 	e.t.Helper()
-	want := e.cat.Error(bot.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
+	want := bot.ErrorText(e.cat, i18n.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || !r.Message.Ephemeral || r.Message.Content != want {
 		e.t.Fatalf("reply type %d ephemeral %v %q, want an ephemeral %q", r.Type, r.Message.Ephemeral, r.Message.Content, want)
 	}
@@ -139,7 +141,7 @@ func (e *e2e) wantBoard(r fakediscord.Response, msg string) {
 func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	// A game before the block, for its Rematch button.
 	first := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
-	_, accept := b.button(first, bot.ActionAccept)
+	_, accept := b.button(first, customid.ActionAccept)
 	b.wantBoard(mustResponse(b.click(bob, first.ID, accept.CustomID)), first.ID)
 	final := resign(b, alice)
 	clk.Advance(bot.DefaultChallengeCooldown) // alice may challenge again
@@ -159,7 +161,7 @@ func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	r, _ = b.command(alice, bot.SubChallenge, opponentOpt(bob))
 	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(bob))
 	wantNotTold(t, r.Message.Content)
-	_, rematch := b.button(final, bot.ActionRematch)
+	_, rematch := b.button(final, customid.ActionRematch)
 	r, _ = b.click(alice, final.ID, rematch.CustomID)
 	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(bob))
 	// The block holds in every server.
@@ -188,7 +190,7 @@ func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	r, _ = b.command(bob, bot.SubUnblock, userOpt(alice)) // idempotent
 	b.wantText(r, bot.KeyUnblockDone, "user", mentionOf(alice))
 	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
-	_, accept = b.button(msg, bot.ActionAccept)
+	_, accept = b.button(msg, customid.ActionAccept)
 	r, _ = b.click(bob, msg.ID, accept.CustomID)
 	b.wantBoard(r, msg.ID)
 
@@ -205,13 +207,13 @@ func blockJoin(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	b.wantText(mustResponse(b.command(bob, bot.SubBlock, userOpt(alice))), bot.KeyBlockDone, "user", mentionOf(alice))
 
 	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge)))
-	_, join := b.button(msg, bot.ActionJoin)
+	_, join := b.button(msg, customid.ActionJoin)
 	r, _ := b.click(carol, msg.ID, join.CustomID)
 	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(alice))
 	wantNotTold(t, r.Message.Content)
 	r, _ = b.click(bob, msg.ID, join.CustomID)
 	b.wantText(r, bot.KeyYouBlocked, "user", mentionOf(alice))
-	if s := b.trackedChallenge(msg, bot.ActionJoin); s.Status != persistence.StatusOpen {
+	if s := b.trackedChallenge(msg, customid.ActionJoin); s.Status != persistence.StatusOpen {
 		t.Fatalf("after refused joins the challenge is %s, want still open", s.Status)
 	}
 	b.wantText(mustResponse(b.command(bob, bot.SubUnblock, userOpt(alice))), bot.KeyUnblockDone, "user", mentionOf(alice))
@@ -236,7 +238,7 @@ func wantNotTold(t *testing.T, text string) {
 func cooldownScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	start := clk.Now()
 	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
-	_, cancel := b.button(msg, bot.ActionCancel)
+	_, cancel := b.button(msg, customid.ActionCancel)
 	if r, _ := b.click(alice, msg.ID, cancel.CustomID); r.Type != int(discordgo.InteractionResponseUpdateMessage) {
 		t.Fatalf("Cancel answered type %d %q", r.Type, r.Message.Content)
 	}
@@ -249,7 +251,7 @@ func cooldownScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	}
 	// Others are not held up, and accepting is not a challenge.
 	other := b.wantChallenge(mustResponse(b.command(carol, bot.SubChallenge, opponentOpt(alice))))
-	_, accept := b.button(other, bot.ActionAccept)
+	_, accept := b.button(other, customid.ActionAccept)
 	b.wantBoard(mustResponse(b.click(alice, other.ID, accept.CustomID)), other.ID)
 
 	clk.Advance(40 * time.Second)
@@ -274,12 +276,12 @@ func openLimitScenario(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	b.wantChallenge(b.commandIn("9", bob, bot.SubChallenge))
 
 	// bob accepts the one in 8: a place is free.
-	_, accept := b.button(c8, bot.ActionAccept)
+	_, accept := b.button(c8, customid.ActionAccept)
 	b.wantBoard(b.clickIn("8", bob, c8.ID, accept.CustomID), c8.ID)
 	b.wantChallenge(b.commandIn("10", alice, bot.SubChallenge))
 	b.wantText(b.commandIn("11", alice, bot.SubChallenge), bot.KeyOpenLimit, "count", "2")
 	// alice cancels the one in 7: another place.
-	_, cancel := b.button(c7, bot.ActionCancel)
+	_, cancel := b.button(c7, customid.ActionCancel)
 	if r := b.clickIn("7", alice, c7.ID, cancel.CustomID); r.Type != int(discordgo.InteractionResponseUpdateMessage) {
 		t.Fatalf("Cancel answered type %d %q", r.Type, r.Message.Content)
 	}
@@ -291,7 +293,7 @@ func openLimitScenario(t *testing.T, b *scenarioBed, _ *frozenClock) {
 // "slow down", clicks included, until time passes, while alice plays a
 // whole 5x5 game against the computer as fast as clicks go.
 func rateLimitScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
-	slow := b.cat.Text(bot.DefaultLocale, bot.KeySlowDown)
+	slow := b.cat.Text(i18n.DefaultLocale, bot.KeySlowDown)
 	for i := range bot.DefaultRateBurst {
 		if r := mustResponse(b.command(carol, bot.SubHelp)); r.Message.Content == slow {
 			t.Fatalf("command %d of the burst was refused", i+1)
@@ -309,7 +311,7 @@ func rateLimitScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	for {
 		var next *fakediscord.Component
 		for _, c := range cur.Buttons() {
-			if id, err := b.signer.Decode(c.CustomID); err == nil && id.Action == bot.ActionMove && !c.Disabled {
+			if id, err := b.signer.Decode(c.CustomID); err == nil && id.Action == customid.ActionMove && !c.Disabled {
 				next = &c
 				break
 			}

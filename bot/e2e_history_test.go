@@ -13,6 +13,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -49,8 +50,8 @@ func swingGame(b *scenarioBed) (*fakediscord.Message, *persistence.Session) {
 
 func replayAndReview(t *testing.T, b *scenarioBed) {
 	board, end := swingGame(b)
-	_, replayBtn := b.button(board, bot.ActionReplay)
-	_, reviewBtn := b.button(board, bot.ActionReview)
+	_, replayBtn := b.button(board, customid.ActionReplay)
+	_, reviewBtn := b.button(board, customid.ActionReview)
 
 	// Anyone opens a replay of their own, at the start.
 	r, _ := b.click(carol, board.ID, replayBtn.CustomID)
@@ -61,7 +62,7 @@ func replayAndReview(t *testing.T, b *scenarioBed) {
 	if !strings.Contains(replay.Content, "Start position (7 moves to come)") {
 		t.Fatalf("replay opens with %q", replay.Content)
 	}
-	_, next := b.button(replay, bot.ActionNext)
+	_, next := b.button(replay, customid.ActionNext)
 	// Only its opener may step it.
 	r, _ = b.click(alice, replay.ID, next.CustomID)
 	b.wantReply(r, bot.KeyNotYourReplay)
@@ -69,17 +70,17 @@ func replayAndReview(t *testing.T, b *scenarioBed) {
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != replay.ID || !strings.Contains(r.Message.Content, "Move 1 of 7: ❌ a1") {
 		t.Fatalf("Next answered type %d %q", r.Type, r.Message.Content)
 	}
-	_, last := b.button(r.Message, bot.ActionLast)
+	_, last := b.button(r.Message, customid.ActionLast)
 	r, _ = b.click(carol, replay.ID, last.CustomID)
 	if !strings.Contains(r.Message.Content, "Move 7 of 7: ❌ b3") {
 		t.Fatalf("Last shows %q", r.Message.Content)
 	}
-	if _, n := b.button(r.Message, bot.ActionNext); !n.Disabled {
+	if _, n := b.button(r.Message, customid.ActionNext); !n.Disabled {
 		t.Fatal("Next is live at the end")
 	}
 	// The replay's state is in its buttons: a new process steps it on.
 	b.restart()
-	_, back := b.button(r.Message, bot.ActionBack)
+	_, back := b.button(r.Message, customid.ActionBack)
 	r, _ = b.click(carol, replay.ID, back.CustomID)
 	if !strings.Contains(r.Message.Content, "Move 6 of 7: ⭕ a2") || !strings.Contains(r.Message.Content, "`3x3k3 a1 b2 c3 c1 a3 a2`") {
 		t.Fatalf("Back after a restart shows %q", r.Message.Content)
@@ -104,10 +105,10 @@ func replayAndReview(t *testing.T, b *scenarioBed) {
 	}
 	// A replay opened now shows the verdicts.
 	r, _ = b.click(alice, board.ID, replayBtn.CustomID)
-	_, next = b.button(r.Message, bot.ActionNext)
+	_, next = b.button(r.Message, customid.ActionNext)
 	for range 4 {
 		r, _ = b.click(alice, r.Message.ID, next.CustomID)
-		_, next = b.button(r.Message, bot.ActionNext)
+		_, next = b.button(r.Message, customid.ActionNext)
 	}
 	if !strings.Contains(r.Message.Content, "Move 4 of 7: ⭕ c1 · ❓ mistake · best: ") {
 		t.Fatalf("reviewed replay shows %q", r.Message.Content)
@@ -164,7 +165,7 @@ func historyScenario(t *testing.T, b *scenarioBed) {
 	if !strings.Contains(r.Message.Content, "Games 1–10 of 13") {
 		t.Fatalf("first page:\n%s", r.Message.Content)
 	}
-	id, older := b.button(r.Message, bot.ActionHistory)
+	id, older := b.button(r.Message, customid.ActionHistory)
 	if id.Move != 0 || !older.Disabled {
 		// The first button is Newer, disabled on the first page.
 		t.Fatalf("first history button %+v disabled %v", id, older.Disabled)

@@ -9,7 +9,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -85,7 +87,7 @@ func TestE2ELanguage(t *testing.T) {
 			set(b, bot.SettingLanguage, "pt-BR")
 			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.wantBoardIn(r, pt)
-			if _, resign := b.button(r.Message, bot.ActionResign); resign.Label != b.cat.Text(pt, "button.resign") {
+			if _, resign := b.button(r.Message, customid.ActionResign); resign.Label != b.cat.Text(pt, "button.resign") {
 				t.Fatalf("Resign button %q, want it in pt-BR", resign.Label)
 			}
 			board := r.Message.ID
@@ -95,9 +97,9 @@ func TestE2ELanguage(t *testing.T) {
 			b.wantReply(c, bot.KeyNotYourGame)
 			r2, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"},
 				fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "position", Value: "zz"})
-			b.wantReplyIn(r2, bot.DefaultLocale, "error.bad_position", "rules", "3x3k3", "rows", "3", "example", "X--/---/---")
+			b.wantReplyIn(r2, i18n.DefaultLocale, "error.bad_position", "rules", "3x3k3", "rows", "3", "example", "X--/---/---")
 			r2, _ = b.command(alice, bot.SubHelp)
-			b.wantReplyIn(r2, bot.DefaultLocale, "help.text")
+			b.wantReplyIn(r2, i18n.DefaultLocale, "help.text")
 			// Her move: the board stays in pt-BR.
 			c, _ = b.click(alice, board, b.cells(r.Message)[game.NewCell(1, 1)].CustomID)
 			if c.Type != int(discordgo.InteractionResponseUpdateMessage) {
@@ -122,12 +124,12 @@ func TestE2ELanguage(t *testing.T) {
 			r := b.commandAs(greek(), bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.wantBoardIn(r, discordgo.Greek)
 			r, _ = b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
-			b.wantBoardIn(r, bot.DefaultLocale)
+			b.wantBoardIn(r, i18n.DefaultLocale)
 		}},
 		{"challenge", func(t *testing.T, b *scenarioBed) {
 			set(b, bot.SettingLanguage, "pt-BR")
 			r := b.commandAs(greek(), bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
-			s := b.trackedChallenge(r.Message, bot.ActionAccept)
+			s := b.trackedChallenge(r.Message, customid.ActionAccept)
 			want, err := bot.NewRenderer(b.cat, b.signer).Challenge(pt, s, "")
 			if err != nil {
 				t.Fatal(err)
@@ -136,7 +138,7 @@ func TestE2ELanguage(t *testing.T) {
 				t.Fatalf("challenge:\n%s\nwant it in pt-BR:\n%s", r.Message.Content, want.Content)
 			}
 			// dora may not accept her own challenge: told in Greek.
-			_, accept := b.button(r.Message, bot.ActionAccept)
+			_, accept := b.button(r.Message, customid.ActionAccept)
 			c := b.clickAs(greek(), r.Message.ID, accept.CustomID)
 			b.wantReplyIn(c, discordgo.Greek, bot.KeyOnlyOpponent)
 			// bob accepts: the board is in pt-BR.
@@ -146,7 +148,7 @@ func TestE2ELanguage(t *testing.T) {
 		{"every Discord locale", func(t *testing.T, b *scenarioBed) {
 			// Each of Discord's 32 client languages gets the help, and a
 			// board it starts, in its own language.
-			for i, loc := range bot.DiscordLocales() {
+			for i, loc := range i18n.DiscordLocales() {
 				a := actor(strconv.Itoa(500 + i))
 				a.Locale = string(loc)
 				r := b.commandAs(a, bot.SubHelp)
@@ -177,7 +179,7 @@ func TestE2ELanguageSweeper(t *testing.T) {
 	e.sweeper(5 * time.Millisecond)
 	set(&scenarioBed{e2e: e}, bot.SettingLanguage, "pt-BR")
 	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob))
-	e.trackedChallenge(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
 	clk.Advance(5*time.Minute + time.Second)
 	if m := e.waitEdited(r.Message.ID, e.cat.Text(discordgo.PortugueseBR, "challenge.expired")); len(m.Buttons()) != 0 {
 		t.Fatalf("expired challenge still has %d buttons", len(m.Buttons()))

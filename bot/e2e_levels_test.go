@@ -9,8 +9,10 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai/nn/nntest"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -27,7 +29,7 @@ func TestE2ENetworkLevels(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
 	rsrv := redistest.Start(t)
-	p := startModelProcess(t, ctx, rsrv, shipped(t, "3x3k3"), &syncBuffer{})
+	p := startModelProcess(t, ctx, rsrv, nntest.Shipped(t, "3x3k3"), &syncBuffer{})
 	e, _, _ := newRetrainE2E(t, ctx, rsrv, p, retrainJobConfig("bot-1", nil), nil)
 	opt := func(name string, v any) fakediscord.Option { return fakediscord.Option{Name: name, Value: v} }
 	const mod = alice
@@ -62,18 +64,18 @@ func TestE2ENetworkLevels(t *testing.T) {
 
 	// Only 3x3 has a network (shipped).
 	r, _ := e.command(alice, bot.SubVsAI, opt("level", "neural"), opt("board", "5x5k4"))
-	refused("vs-ai neural 5x5k4", r, bot.DefaultLocale, "neural", "5x5k4", "3x3k3")
+	refused("vs-ai neural 5x5k4", r, i18n.DefaultLocale, "neural", "5x5k4", "3x3k3")
 	r, _ = e.command(alice, bot.SubVsAI, opt("level", "humanlike"), opt("position", "4x4k3 b2 c3"))
-	refused("vs-ai humanlike, a shared 4x4k3 game", r, bot.DefaultLocale, "humanlike", "4x4k3", "3x3k3")
+	refused("vs-ai humanlike, a shared 4x4k3 game", r, i18n.DefaultLocale, "humanlike", "4x4k3", "3x3k3")
 	r, _ = e.command(bob, bot.SubAIDuel, opt("x", "random"), opt("o", "humanlike"), opt("board", "4x4k4"))
-	refused("ai-duel random-humanlike 4x4k4", r, bot.DefaultLocale, "humanlike", "4x4k4", "3x3k3")
+	refused("ai-duel random-humanlike 4x4k4", r, i18n.DefaultLocale, "humanlike", "4x4k4", "3x3k3")
 
 	// A version published to the registry: its board joins the list.
-	m, err := p.store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, tinyBlob(t, "4x4k3", 3, "job"))
+	m, err := p.store.PublishModel(ctx, "4x4k3", persistence.ModelMeta{}, nntest.TinyBlob(t, "4x4k3", 3, "job"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitVersion(t, ctx, p.set, "4x4k3", fmt.Sprintf("redis-%d", m.Version))
+	nntest.WaitVersion(t, ctx, p.set, "4x4k3", fmt.Sprintf("redis-%d", m.Version))
 	german := actor(bob)
 	german.Locale = string(discordgo.German)
 	d, err := e.srv.Command(ctx, fakediscord.CommandSpec{Actor: german, Name: bot.CommandName,
@@ -88,7 +90,7 @@ func TestE2ENetworkLevels(t *testing.T) {
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, opt("name", "Open"), opt("format", "round-robin"), opt("board", "5x5k4"))
 	posted = public() // the sign-up message
 	r = e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, opt("level", "neural"))
-	refused("add-ai neural 5x5k4", r, bot.DefaultLocale, "neural", "5x5k4", "3x3k3", "4x4k3")
+	refused("add-ai neural 5x5k4", r, i18n.DefaultLocale, "neural", "5x5k4", "3x3k3", "4x4k3")
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, opt("level", "easy"))
 	tour := e.tournamentOf("Open", "easy signed up", func(t *persistence.Tournament) bool { return len(t.Players) > 0 })
 	if len(tour.Players) != 1 || tour.Players[0].ID != "ai:easy" {
@@ -105,7 +107,7 @@ func TestE2ENetworkLevels(t *testing.T) {
 
 // rulesText is how cat names the board of rules key in loc, as the bot
 // shows it ("4×4, 3 in a row").
-func rulesText(t *testing.T, cat *bot.Catalog, loc discordgo.Locale, key string) string {
+func rulesText(t *testing.T, cat *i18n.Catalog, loc discordgo.Locale, key string) string {
 	t.Helper()
 	r, err := game.ParseRules(key)
 	if err != nil {

@@ -12,7 +12,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -67,7 +69,7 @@ func (e *e2e) tracked(m *fakediscord.Message) *persistence.Session {
 }
 
 // trackedChallenge is tracked for a challenge message.
-func (e *e2e) trackedChallenge(m *fakediscord.Message, a bot.Action) *persistence.Session {
+func (e *e2e) trackedChallenge(m *fakediscord.Message, a customid.Action) *persistence.Session {
 	e.t.Helper()
 	id, _ := e.button(m, a)
 	for {
@@ -105,6 +107,21 @@ func (e *e2e) sweeper(every time.Duration) (stop func()) {
 	}
 	e.t.Cleanup(stop)
 	return stop
+}
+
+// sweeps waits until the bot's sweeper has finished n more sweeps (each
+// with all the work it started), so that a test can show that sweeps did
+// not act, without sleeping for a guessed time.
+func (e *e2e) sweeps(n int64) {
+	e.t.Helper()
+	want := e.bot.Sweeps() + n
+	deadline := time.Now().Add(e2eTimeout)
+	for e.bot.Sweeps() < want {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the sweeper did not finish %d sweeps in time", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // waitEdited waits until message id has content containing want.
@@ -151,9 +168,9 @@ func TestE2EResignCommandEditsBoard(t *testing.T) {
 	if r.Message.ID == board || r.Message.Ephemeral {
 		t.Fatalf("/ttt resign answered on %s ephemeral %v, want the final board as a new message", r.Message.ID, r.Message.Ephemeral)
 	}
-	old := e.waitEdited(board, e.cat.Text(bot.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random"))
+	old := e.waitEdited(board, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random"))
 	e.noLiveCells(old)
-	e.button(&old, bot.ActionRematch)
+	e.button(&old, customid.ActionRematch)
 	e.noFailures()
 }
 
@@ -171,13 +188,13 @@ func TestE2ETimeouts(t *testing.T) {
 
 	// A challenge nobody answers.
 	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob))
-	expires := e.cat.Text(bot.DefaultLocale, "challenge.expires", "deadline", "<t:"+itoa(clk.Now().Add(5*time.Minute).Unix())+":R>")
+	expires := e.cat.Text(i18n.DefaultLocale, "challenge.expires", "deadline", "<t:"+itoa(clk.Now().Add(5*time.Minute).Unix())+":R>")
 	if !strings.Contains(r.Message.Content, expires) {
 		t.Fatalf("challenge %q, want %q", r.Message.Content, expires)
 	}
-	e.trackedChallenge(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
 	clk.Advance(5*time.Minute + time.Second)
-	m := e.waitEdited(r.Message.ID, e.cat.Text(bot.DefaultLocale, "challenge.expired"))
+	m := e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "challenge.expired"))
 	if len(m.Buttons()) != 0 {
 		t.Fatalf("expired challenge still has %d buttons", len(m.Buttons()))
 	}
@@ -185,28 +202,28 @@ func TestE2ETimeouts(t *testing.T) {
 	// A game where bob does not move in time.
 	r, _ = e.command(alice, bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
-	_, accept := e.button(r.Message, bot.ActionAccept)
-	e.trackedChallenge(r.Message, bot.ActionAccept)
+	_, accept := e.button(r.Message, customid.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
 	r, _ = e.click(bob, msg, accept.CustomID)
 	r, _ = e.click(alice, msg, e.cells(r.Message)[game.NewCell(1, 1)].CustomID)
-	deadline := e.cat.Text(bot.DefaultLocale, "board.deadline", "mark", bot.EmojiO, "player", mentionOf(bob),
+	deadline := e.cat.Text(i18n.DefaultLocale, "board.deadline", "mark", bot.EmojiO, "player", mentionOf(bob),
 		"deadline", "<t:"+itoa(clk.Now().Add(2*time.Minute).Unix())+":R>")
 	if !strings.Contains(r.Message.Content, deadline) {
 		t.Fatalf("board %q, want %q", r.Message.Content, deadline)
 	}
 	clk.Advance(time.Minute)
-	time.Sleep(30 * time.Millisecond) // sweeps that must not end the game
+	e.sweeps(2) // sweeps that must not end the game
 	if s := e.game(r.Message); s.Status != persistence.StatusActive {
 		t.Fatalf("game %s before its deadline", s.Status)
 	}
 	clk.Advance(time.Minute + time.Second)
-	m = e.waitEdited(msg, e.cat.Text(bot.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", bot.EmojiX, "winner", mentionOf(alice)))
+	m = e.waitEdited(msg, e.cat.Text(i18n.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", bot.EmojiX, "winner", mentionOf(alice)))
 	e.noLiveCells(m)
-	win := e.cat.Text(bot.DefaultLocale, "rating.line", "player", mentionOf(alice), "before", "1200", "after", "1216", "delta", "+16")
+	win := e.cat.Text(i18n.DefaultLocale, "rating.line", "player", mentionOf(alice), "before", "1200", "after", "1216", "delta", "+16")
 	if !strings.Contains(m.Content, win) {
 		t.Fatalf("timed-out board %q, want the rating line %q", m.Content, win)
 	}
-	time.Sleep(30 * time.Millisecond)
+	e.sweeps(1) // the sweep that ended the game has recorded it
 	if st, err := e.store.Stats(e.ctx, e2eGuild, alice); err != nil || st.Games != 1 || st.Wins != 1 {
 		t.Fatalf("alice's stats %+v %v, want one win", st, err)
 	}
@@ -230,7 +247,7 @@ func TestE2EAIDuel(t *testing.T) {
 		t.Fatalf("/ttt ai-duel answered type %d ephemeral %v, want a public board", r.Type, r.Message.Ephemeral)
 	}
 	e.noLiveCells(*r.Message)
-	m := e.waitEdited(r.Message.ID, e.cat.Text(bot.DefaultLocale, "result.draw"))
+	m := e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.draw"))
 	s := e.game(&m)
 	if s.Status != persistence.StatusFinished || s.Result != game.Draw || len(s.Moves) != 9 {
 		t.Fatalf("duel ended %s %s after %d moves, want a draw after 9 (perfect against perfect)", s.Status, s.Result, len(s.Moves))
@@ -239,12 +256,12 @@ func TestE2EAIDuel(t *testing.T) {
 		t.Fatalf("corpus has %d games (%v), want the duel", cs.Count, err)
 	}
 	// Rematch of a duel: a new duel, sides swapped.
-	_, rematch := e.button(&m, bot.ActionRematch)
+	_, rematch := e.button(&m, customid.ActionRematch)
 	r, _ = e.click(bob, m.ID, rematch.CustomID)
 	if r.Message.ID == m.ID || !strings.Contains(r.Message.Content, "🤖") {
 		t.Fatalf("duel rematch answered %q on %s, want a new duel", r.Message.Content, r.Message.ID)
 	}
-	e.waitEdited(r.Message.ID, e.cat.Text(bot.DefaultLocale, "result.draw"))
+	e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.draw"))
 	e.noFailures()
 }
 
@@ -261,7 +278,7 @@ func TestE2EAIDuelShutdown(t *testing.T) {
 	// The duel reaches the sweeper just after its board is shown; if the
 	// sweeper stopped first, the handler ends the duel itself once the
 	// hand-off times out. Either way the board ends up saying so.
-	want := e.cat.Text(bot.DefaultLocale, "result.duel_stopped")
+	want := e.cat.Text(i18n.DefaultLocale, "result.duel_stopped")
 	m, err := e.srv.WaitMessage(e.ctx, r.Message.ChannelID, func(m fakediscord.Message) bool {
 		return m.ID == r.Message.ID && strings.Contains(m.Content, want)
 	})
@@ -304,7 +321,7 @@ func TestE2EAdmin(t *testing.T) {
 	e.tracked(r.Message)
 	r, _ = e.command(bob, bot.SubChallenge)
 	challenge := r.Message.ID
-	e.trackedChallenge(r.Message, bot.ActionJoin)
+	e.trackedChallenge(r.Message, customid.ActionJoin)
 
 	// The server lets everyone see /ttt-admin; the bot still checks.
 	cmds := e.bot.Commands()
@@ -320,21 +337,21 @@ func TestE2EAdmin(t *testing.T) {
 	e.wantReply(r, bot.KeyNotModerator)
 
 	r = admin(alice, mod, bot.SubEndGame)
-	if want := e.cat.Text(bot.DefaultLocale, "admin.ended", "count", "2"); r.Message.Content != want || !r.Message.Ephemeral {
+	if want := e.cat.Text(i18n.DefaultLocale, "admin.ended", "count", "2"); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("end-game answered %q, want an ephemeral %q", r.Message.Content, want)
 	}
-	m := e.waitEdited(board, e.cat.Text(bot.DefaultLocale, "result.moderator"))
+	m := e.waitEdited(board, e.cat.Text(i18n.DefaultLocale, "result.moderator"))
 	e.noLiveCells(m)
-	m = e.waitEdited(challenge, e.cat.Text(bot.DefaultLocale, "result.moderator"))
+	m = e.waitEdited(challenge, e.cat.Text(i18n.DefaultLocale, "result.moderator"))
 	for _, b := range m.Buttons() {
-		if id, _ := e.signer.Decode(b.CustomID); id.Action == bot.ActionJoin || id.Action == bot.ActionMove && !b.Disabled {
+		if id, _ := e.signer.Decode(b.CustomID); id.Action == customid.ActionJoin || id.Action == customid.ActionMove && !b.Disabled {
 			t.Fatalf("ended challenge still has a live %s button", id.Action)
 		}
 	}
 
 	// Without networks or a retrain job (see TestE2ERetrain for them).
 	r = admin(alice, mod, bot.SubModel)
-	if want := e.cat.Text(bot.DefaultLocale, "model.none", "rules", e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")); r.Message.Content != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "model.none", "rules", e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")); r.Message.Content != want {
 		t.Fatalf("model answered %q, want %q", r.Message.Content, want)
 	}
 	r = admin(alice, mod, bot.SubRetrain)
@@ -348,7 +365,7 @@ func TestE2EAIDuelWithoutSweeper(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(17, 18))})
 	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
-	e.waitEdited(r.Message.ID, e.cat.Text(bot.DefaultLocale, "result.duel_stopped"))
+	e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.duel_stopped"))
 	if s := e.game(r.Message); s.Status.Live() {
 		t.Fatalf("unplayed duel is %s", s.Status)
 	}
@@ -364,6 +381,6 @@ func TestE2ETrackWithoutRead(t *testing.T) {
 	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	e.tracked(r.Message)
 	e.command(alice, bot.SubResign)
-	e.noLiveCells(e.waitEdited(r.Message.ID, e.cat.Text(bot.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random")))
+	e.noLiveCells(e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random")))
 	e.noFailures()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 )
 
@@ -70,7 +71,7 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 	// Another channel has room; carol joins bob's challenge there although
 	// it is the channel's one game: accepting adds none.
 	c8 := b.wantChallenge(b.commandIn("8", bob, bot.SubChallenge))
-	_, join := b.button(c8, bot.ActionJoin)
+	_, join := b.button(c8, customid.ActionJoin)
 	b.wantBoard(b.clickIn("8", carol, c8.ID, join.CustomID), c8.ID)
 
 	// The count is in Redis: a new bot process sees it.
@@ -81,8 +82,8 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 	// is refused.
 	final := resign(b, alice)
 	ch := b.wantChallenge(b.commandIn(e2eChannel, bob, bot.SubChallenge))
-	b.trackedChallenge(ch, bot.ActionJoin)
-	_, rematch := b.button(final, bot.ActionRematch)
+	b.trackedChallenge(ch, customid.ActionJoin)
+	_, rematch := b.button(final, customid.ActionRematch)
 	b.wantText(b.clickIn(e2eChannel, alice, final.ID, rematch.CustomID), bot.KeyChannelGames, "count", "1")
 
 	// A moderator ends it: a place again.
@@ -106,8 +107,8 @@ func userGamesScenario(t *testing.T, b *scenarioBed) {
 	}
 
 	c8 := b.wantChallenge(b.commandIn("8", bob, bot.SubChallenge))
-	b.trackedChallenge(c8, bot.ActionJoin)
-	_, join := b.button(c8, bot.ActionJoin)
+	b.trackedChallenge(c8, customid.ActionJoin)
+	_, join := b.button(c8, customid.ActionJoin)
 	b.wantText(b.clickIn("8", alice, c8.ID, join.CustomID), bot.KeyUserGames, "count", "1")
 	b.wantText(b.commandIn("9", bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}), bot.KeyUserGames, "count", "1")
 	// carol is not limited by them.

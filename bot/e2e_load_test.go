@@ -10,9 +10,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // TestE2EOverload fills the AI queue's one worker and checks, over both
@@ -28,7 +28,7 @@ func TestE2EOverload(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			pool := sched.New(sched.Options{Workers: 1, MaxWait: time.Millisecond})
-			reg := bot.NewRegistry()
+			reg := bot.NewMetricRegistry()
 			b := tr.start(t, bot.Options{Pool: pool, Metrics: bot.NewMetrics(reg), RateBurst: -1, ChallengeCooldown: -1})
 
 			// Before the queue fills, alice's 4x4 game against minimax starts.

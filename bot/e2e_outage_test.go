@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -32,7 +33,7 @@ func TestE2EStoreOutage(t *testing.T) {
 			cell := b.cells(board)[game.NewCell(0, 2)]
 			r, _ := b.click(alice, msg, cell.CustomID)
 			b.wantText(r, bot.KeyStoreUnavailable)
-			if internal := b.cat.Text(bot.DefaultLocale, bot.KeyInternal); r.Message.Content == internal {
+			if internal := b.cat.Text(i18n.DefaultLocale, bot.KeyInternal); r.Message.Content == internal {
 				t.Fatalf("the outage is answered %q", internal)
 			}
 

@@ -12,7 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -80,11 +82,11 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 
 	// forget-me asks first; nothing is deleted yet.
 	r, _ = b.command(dana, bot.SubForgetMe)
-	if !r.Message.Ephemeral || r.Message.VisibleTo != dana || r.Message.Content != b.cat.Text(bot.DefaultLocale, "forget_me.confirm") {
+	if !r.Message.Ephemeral || r.Message.VisibleTo != dana || r.Message.Content != b.cat.Text(i18n.DefaultLocale, "forget_me.confirm") {
 		t.Fatalf("/ttt forget-me answered %q (ephemeral %v)", r.Message.Content, r.Message.Ephemeral)
 	}
 	confirm := r.Message
-	id, btn := b.button(confirm, bot.ActionForgetMe)
+	id, btn := b.button(confirm, customid.ActionForgetMe)
 	if id.Owner != dana || btn.Style != int(discordgo.DangerButton) {
 		t.Fatalf("confirm button %+v (style %d), want a red button owned by dana", id, btn.Style)
 	}
@@ -104,14 +106,14 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 
 	// dana confirms: the confirmation turns into a note, then the report.
 	done := forgetConfirm(b, dana, 0, confirm.ID, btn.CustomID)
-	if !strings.HasPrefix(done.Content, b.cat.Text(bot.DefaultLocale, "forget_me.done")) ||
-		!strings.Contains(done.Content, b.cat.Text(bot.DefaultLocale, "forget.stats", "count", "2")) ||
-		!strings.Contains(done.Content, b.cat.Text(bot.DefaultLocale, "forget.corpus", "count", "2")) {
+	if !strings.HasPrefix(done.Content, b.cat.Text(i18n.DefaultLocale, "forget_me.done")) ||
+		!strings.Contains(done.Content, b.cat.Text(i18n.DefaultLocale, "forget.stats", "count", "2")) ||
+		!strings.Contains(done.Content, b.cat.Text(i18n.DefaultLocale, "forget.corpus", "count", "2")) {
 		t.Fatalf("report %q", done.Content)
 	}
 	// The game in play ended without a result, its board updated, and
 	// alice is free again.
-	board := b.waitEdited(live, b.cat.Text(bot.DefaultLocale, "result.moderator"))
+	board := b.waitEdited(live, b.cat.Text(i18n.DefaultLocale, "result.moderator"))
 	b.noLiveCells(board)
 	if strings.Contains(board.Content, dana) {
 		t.Fatalf("the ended board still names dana: %q", board.Content)
@@ -173,7 +175,7 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	// Again at once: refused, since each run reads the whole store (a
 	// later run finds nothing more: persistence's TestForgetUser).
 	r, _ = b.command(dana, bot.SubForgetMe)
-	_, btn = b.button(r.Message, bot.ActionForgetMe)
+	_, btn = b.button(r.Message, customid.ActionForgetMe)
 	again, _ := b.click(dana, r.Message.ID, btn.CustomID)
 	if !again.Message.Ephemeral || !strings.HasPrefix(again.Message.Content, "That ran moments ago; it can run again <t:") {
 		t.Fatalf("a second forget-me at once answered %q", again.Message.Content)
@@ -203,11 +205,11 @@ func forgetServerScenario(t *testing.T, b *scenarioBed) {
 	b.wantReply(r, bot.KeyNotModerator)
 
 	r, _ = b.admin(carol, modPerms, bot.SubForgetGuild)
-	if !r.Message.Ephemeral || r.Message.Content != b.cat.Text(bot.DefaultLocale, "forget_server.confirm") {
+	if !r.Message.Ephemeral || r.Message.Content != b.cat.Text(i18n.DefaultLocale, "forget_server.confirm") {
 		t.Fatalf("/ttt-admin forget-server answered %q (ephemeral %v)", r.Message.Content, r.Message.Ephemeral)
 	}
 	confirm := r.Message
-	_, btn := b.button(confirm, bot.ActionForgetServer)
+	_, btn := b.button(confirm, customid.ActionForgetServer)
 	// Another moderator may not press it for carol.
 	rr := clickAs(b, alice, modPerms, b.post(btn.CustomID), btn.CustomID)
 	b.wantReply(rr, bot.KeyNotYourConfirm)
@@ -219,8 +221,8 @@ func forgetServerScenario(t *testing.T, b *scenarioBed) {
 	}
 
 	done := forgetConfirm(b, carol, modPerms, confirm.ID, btn.CustomID)
-	if !strings.HasPrefix(done.Content, b.cat.Text(bot.DefaultLocale, "forget_server.done")) ||
-		!strings.Contains(done.Content, b.cat.Text(bot.DefaultLocale, "forget.guild_stats", "count", "2")) {
+	if !strings.HasPrefix(done.Content, b.cat.Text(i18n.DefaultLocale, "forget_server.done")) ||
+		!strings.Contains(done.Content, b.cat.Text(i18n.DefaultLocale, "forget.guild_stats", "count", "2")) {
 		t.Fatalf("report %q", done.Content)
 	}
 	for _, u := range []string{alice, bob} {
@@ -240,7 +242,7 @@ func forgetServerScenario(t *testing.T, b *scenarioBed) {
 
 	// Again at once: refused.
 	r, _ = b.admin(carol, modPerms, bot.SubForgetGuild)
-	_, btn = b.button(r.Message, bot.ActionForgetServer)
+	_, btn = b.button(r.Message, customid.ActionForgetServer)
 	if again := clickAs(b, carol, modPerms, r.Message.ID, btn.CustomID); !strings.HasPrefix(again.Message.Content, "That ran moments ago") {
 		t.Fatalf("a second forget-server at once answered %q", again.Message.Content)
 	}
@@ -256,8 +258,8 @@ func challengeBetween(e *e2e, x, o string) (string, *fakediscord.Message) {
 	e.t.Helper()
 	r, _ := e.command(x, bot.SubChallenge, opponentOpt(o), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
-	e.trackedChallenge(r.Message, bot.ActionAccept)
-	_, accept := e.button(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
+	_, accept := e.button(r.Message, customid.ActionAccept)
 	r, _ = e.click(o, msg, accept.CustomID)
 	if s := e.game(r.Message); s.Status != persistence.StatusActive || s.Players[0].User != x || s.Players[1].User != o {
 		e.t.Fatalf("game %+v, want %s (X) against %s (O), active", s, x, o)
@@ -291,7 +293,7 @@ func forgetConfirm(b *scenarioBed, user string, perms int64, message, customID s
 	}
 	r := b.wait(d)
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != message ||
-		r.Message.Content != b.cat.Text(bot.DefaultLocale, "forget.working") || len(r.Message.Buttons()) != 0 {
+		r.Message.Content != b.cat.Text(i18n.DefaultLocale, "forget.working") || len(r.Message.Buttons()) != 0 {
 		b.t.Fatalf("confirm answered type %d on %s: %q with %d buttons, want the note on the confirmation, without its button",
 			r.Type, r.Message.ID, r.Message.Content, len(r.Message.Buttons()))
 	}

@@ -16,14 +16,16 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
+	"github.com/tttbot/ttt-bot/ai/nn/nntest"
 	"github.com/tttbot/ttt-bot/ai/train"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // retrainTimeout bounds the retrain end-to-end test, which trains twice.
@@ -62,7 +64,7 @@ func startModelProcess(t *testing.T, ctx context.Context, rsrv *persistence.Serv
 	t.Helper()
 	store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: e2ePseudonymKey})
 	set := nn.NewSet()
-	w := bot.NewModelWatcher(store, set, defaults, slog.New(slog.NewTextHandler(logs, nil)))
+	w := retrain.NewModelWatcher(store, set, defaults, bot.PresetKeys(), slog.New(slog.NewTextHandler(logs, nil)))
 	if err := w.Load(ctx); err != nil {
 		t.Fatalf("ModelWatcher.Load: %v", err)
 	}
@@ -221,7 +223,7 @@ func (e *e2e) wantChartReport(m *fakediscord.Message, v int64) {
 		e.t.Fatalf("report has %d embeds, want 1", len(m.Embeds))
 	}
 	em := m.Embeds[0]
-	if want := e.cat.Text(bot.DefaultLocale, "retrain.promoted", "version", fmt.Sprint(v)); em.Description != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "retrain.promoted", "version", fmt.Sprint(v)); em.Description != want {
 		e.t.Fatalf("report says %q, want %q (fields %+v)", em.Description, want, em.Fields)
 	}
 	if em.Image == nil || em.Image.URL != "attachment://"+bot.ChartName {
@@ -248,12 +250,12 @@ func TestE2ERetrain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), retrainTimeout)
 	defer cancel()
 	rsrv := redistest.Start(t)
-	defaults := shipped(t, "3x3k3")
+	defaults := nntest.Shipped(t, "3x3k3")
 	watchLogs := &syncBuffer{}
 	p1 := startModelProcess(t, ctx, rsrv, defaults, watchLogs)
 	p2 := startModelProcess(t, ctx, rsrv, defaults, watchLogs) // another bot process
 	for _, p := range []*modelProcess{p1, p2} {
-		if got := liveVersion(p.set, "3x3k3"); got != "shipped-test" {
+		if got := nntest.LiveVersion(p.set, "3x3k3"); got != "shipped-test" {
 			t.Fatalf("at start the 3x3 network is %q, want the shipped one", got)
 		}
 	}
@@ -267,8 +269,8 @@ func TestE2ERetrain(t *testing.T) {
 
 	// No network for 4x4: the neural level says so, and where it plays.
 	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "board", Value: "4x4k4"})
-	if want := e.cat.Text(bot.DefaultLocale, "error.no_model_boards", "level", e.cat.Text(bot.DefaultLocale, "level.neural"),
-		"rules", rulesText(t, e.cat, bot.DefaultLocale, "4x4k4"), "boards", rulesText(t, e.cat, bot.DefaultLocale, "3x3k3")); r.Message.Content != want || !r.Message.Ephemeral {
+	if want := e.cat.Text(i18n.DefaultLocale, "error.no_model_boards", "level", e.cat.Text(i18n.DefaultLocale, "level.neural"),
+		"rules", rulesText(t, e.cat, i18n.DefaultLocale, "4x4k4"), "boards", rulesText(t, e.cat, i18n.DefaultLocale, "3x3k3")); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("neural on 4x4 answered %q, want an ephemeral %q", r.Message.Content, want)
 	}
 
@@ -305,13 +307,13 @@ func TestE2ERetrain(t *testing.T) {
 
 	// The retrain: an answer at once, progress, then the report.
 	r, d := e.admin(alice, mod, bot.SubRetrain, force)
-	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
-	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
+	rules := e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
+	if want := e.cat.Text(i18n.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
 		t.Fatalf("retrain answered %q (ephemeral %v), want a public %q", r.Message.Content, r.Message.Ephemeral, want)
 	}
 	report := e.waitReport(d)
 	e.wantChartReport(report.Message, 1)
-	games := e.cat.Text(bot.DefaultLocale, "retrain.games", "games", e.cat.Plural(bot.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
+	games := e.cat.Text(i18n.DefaultLocale, "retrain.games", "games", e.cat.Plural(i18n.DefaultLocale, "count.games", 2), "new", "2", "human", "2")
 	if f := report.Message.Embeds[0].Fields; len(f) == 0 || f[0].Value != games {
 		t.Fatalf("report fields %+v, want first %q", f, games)
 	}
@@ -320,7 +322,7 @@ func TestE2ERetrain(t *testing.T) {
 		t.Fatalf("audit log %+v %v, want the forced retrain of 3x3k3 last", log, err)
 	}
 	for i, p := range []*modelProcess{p1, p2} {
-		waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
+		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 		if p.set.Net(game.Classic()).Arch().Hidden[0] != 8 {
 			t.Fatalf("process %d plays a network of shape %v, want the retrained [8]", i+1, p.set.Net(game.Classic()).Arch().Hidden)
 		}
@@ -344,7 +346,7 @@ func TestE2ERetrain(t *testing.T) {
 	e.playVsRandom(alice)
 	e.retrainPastToken(clk, 2)
 	for _, p := range []*modelProcess{p1, p2} {
-		waitVersion(t, ctx, p.set, "3x3k3", "redis-2")
+		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-2")
 	}
 
 	// /ttt-admin model shows it; rollback takes every process back.
@@ -357,10 +359,10 @@ func TestE2ERetrain(t *testing.T) {
 		t.Fatalf("rollback answered %q, want a public message naming version 1", r.Message.Content)
 	}
 	for _, p := range []*modelProcess{p1, p2} {
-		waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
+		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 	}
 	r, _ = e.admin(alice, mod, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
-	if want := e.cat.Text(bot.DefaultLocale, "model.no_rollback", "rules", rules); r.Message.Content != want || !r.Message.Ephemeral {
+	if want := e.cat.Text(i18n.DefaultLocale, "model.no_rollback", "rules", rules); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("second rollback answered %q, want %q", r.Message.Content, want)
 	}
 	e.noFailures()
@@ -389,7 +391,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(r.Message.Content, e.cat.Text(bot.DefaultLocale, "retrain.stage.training")) {
+		if strings.Contains(r.Message.Content, e.cat.Text(i18n.DefaultLocale, "retrain.stage.training")) {
 			break
 		}
 	}
@@ -402,7 +404,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 	for _, r := range d.Responses() {
 		last = r
 	}
-	if last.Message == nil || len(last.Message.Embeds) != 1 || last.Message.Embeds[0].Description != e.cat.Text(bot.DefaultLocale, "retrain.stopped") {
+	if last.Message == nil || len(last.Message.Embeds) != 1 || last.Message.Embeds[0].Description != e.cat.Text(i18n.DefaultLocale, "retrain.stopped") {
 		t.Fatalf("after shutdown the retrain message is %+v", last.Message)
 	}
 	if _, err := p.store.CurrentModelVersion(ctx, "3x3k3"); !errors.Is(err, persistence.ErrNotFound) {
@@ -436,7 +438,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	cfg.Pool = pool
 	e, _, _ := newRetrainE2E(t, ctx, rsrv, p, cfg, nil)
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	rules := e.cat.Text(bot.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
+	rules := e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
 	nothingPublished := func() {
 		t.Helper()
 		if _, err := p.store.CurrentModelVersion(ctx, "3x3k3"); !errors.Is(err, persistence.ErrNotFound) {
@@ -451,7 +453,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	// in the channel, nothing audited.
 	e.playVsRandom(alice)
 	r, d := e.admin(alice, mod, bot.SubRetrain)
-	e.wantReplyIn(r, bot.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
+	e.wantReplyIn(r, i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
 	if n := len(d.Responses()); n != 1 {
 		t.Fatalf("the refused retrain has %d responses, want only the reply", n)
 	}
@@ -474,7 +476,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	}()
 	<-held
 	r, d = e.admin(alice, mod, bot.SubRetrain)
-	if want := e.cat.Text(bot.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want {
 		t.Fatalf("retrain answered %q, want %q", r.Message.Content, want)
 	}
 	last, err := p.store.ScanCorpus(ctx, "3x3k3", "0", func(persistence.CorpusEntry) error { return nil }, nil)
@@ -485,7 +487,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(hold)
-	want := e.cat.Text(bot.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
+	want := e.cat.Text(i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
 	for {
 		r, err := d.Wait(ctx)
 		if err != nil {
@@ -547,6 +549,6 @@ func TestE2ERetrainWithoutRead(t *testing.T) {
 		func(d bot.Discord) bot.Discord { return struct{ bot.Discord }{d} })
 	e.playVsRandom(alice)
 	e.retrainPastToken(clk, 1)
-	waitVersion(t, ctx, p.set, "3x3k3", "redis-1")
+	nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 	e.noFailures()
 }

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -105,13 +107,13 @@ func TestE2ERetryAIReply(t *testing.T) {
 // and the give-up is logged and counted.
 func TestE2EDuelSurvivesFailedEdit(t *testing.T) {
 	t.Parallel()
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(11, 12)), DuelStep: 5 * time.Millisecond,
 		RetryPause: time.Millisecond, Metrics: bot.NewMetrics(reg)})
 	e.sweeper(time.Hour)
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "PATCH", Path: "/channels/", Times: 4})
 	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
-	m := e.waitEdited(r.Message.ID, e.cat.Text(bot.DefaultLocale, "result.draw"))
+	m := e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.draw"))
 	s := e.game(&m)
 	if s.Status != persistence.StatusFinished || s.Result != game.Draw || len(s.Moves) != 9 || s.End == persistence.ByModerator {
 		t.Fatalf("duel ended %s %s (%s) after %d moves, want a draw after 9", s.Status, s.Result, s.End, len(s.Moves))
@@ -143,13 +145,13 @@ func TestE2ELossOnTimeRetried(t *testing.T) {
 	e.sweeper(5 * time.Millisecond)
 	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
-	_, accept := e.button(r.Message, bot.ActionAccept)
-	e.trackedChallenge(r.Message, bot.ActionAccept)
+	_, accept := e.button(r.Message, customid.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
 	r, _ = e.click(bob, msg, accept.CustomID)
 	e.click(alice, msg, e.cells(r.Message)[game.NewCell(1, 1)].CustomID)
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetBefore, Method: "PATCH", Path: "/channels/", Times: 1})
 	clk.Advance(2*time.Minute + time.Second)
-	m := e.waitEdited(msg, e.cat.Text(bot.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", bot.EmojiX, "winner", mentionOf(alice)))
+	m := e.waitEdited(msg, e.cat.Text(i18n.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", bot.EmojiX, "winner", mentionOf(alice)))
 	e.noLiveCells(m)
 	waitFor(t, func() bool { got := e.statuses("PATCH", "/channels/"); return len(got) >= 2 && got[1] != 0 })
 	if got := e.statuses("PATCH", "/channels/"); len(got) != 2 || got[0] != 0 || got[1] != 200 {

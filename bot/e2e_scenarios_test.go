@@ -19,7 +19,10 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -63,7 +66,7 @@ var transports = []struct {
 		}}
 	}},
 	{"http", func(t *testing.T, opts bot.Options) *scenarioBed {
-		e, procs := newHTTPE2E(t, 1, opts, bot.EndpointOptions{})
+		e, procs := newHTTPE2E(t, 1, opts, httpmode.EndpointOptions{})
 		wantCommands(t, e)
 		cur := procs[0]
 		return &scenarioBed{e2e: e, restart: func() {
@@ -71,7 +74,7 @@ var transports = []struct {
 			if err := cur.endpoint.Shutdown(e.ctx); err != nil {
 				t.Fatal(err)
 			}
-			p, store := e.startHTTPProc(1, opts, bot.EndpointOptions{})
+			p, store := e.startHTTPProc(1, opts, httpmode.EndpointOptions{})
 			e.srv.SetInteractionsURL(p.url)
 			e.bot, e.store, cur = p.bot, store, p
 		}}
@@ -120,7 +123,7 @@ func TestE2EScenarios(t *testing.T) {
 		{"resignation", func(t *testing.T, b *scenarioBed) {
 			msg, cur := startChallenge(b.e2e)
 			cur = playScript(b.e2e, msg, cur, []move{{alice, 1, 1}, {bob, 0, 0}, {alice, 0, 2}})
-			_, resign := b.button(cur, bot.ActionResign)
+			_, resign := b.button(cur, customid.ActionResign)
 			r, _ := b.click(bob, msg, resign.CustomID)
 			if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != msg {
 				t.Fatalf("resign answered type %d on %s, want 7 on the board %s", r.Type, r.Message.ID, msg)
@@ -173,7 +176,7 @@ func TestE2EScenarios(t *testing.T) {
 			cur = playScript(b.e2e, msg, cur, []move{{alice, 1, 1}})
 			before := b.game(cur)
 			shown, _ := b.srv.Message(msg)
-			_, resign := b.button(cur, bot.ActionResign)
+			_, resign := b.button(cur, customid.ActionResign)
 			for _, id := range []string{b.cells(cur)[game.NewCell(0, 0)].CustomID, resign.CustomID} {
 				r, _ := b.click(carol, msg, id)
 				b.wantReply(r, bot.KeyNotYourGame)
@@ -294,8 +297,8 @@ func startChallenge(e *e2e) (string, *fakediscord.Message) {
 		e.t.Fatalf("/ttt challenge answered type %d ephemeral %v, want a public challenge", r.Type, r.Message.Ephemeral)
 	}
 	msg := r.Message.ID
-	e.trackedChallenge(r.Message, bot.ActionAccept)
-	_, accept := e.button(r.Message, bot.ActionAccept)
+	e.trackedChallenge(r.Message, customid.ActionAccept)
+	_, accept := e.button(r.Message, customid.ActionAccept)
 	r, _ = e.click(bob, msg, accept.CustomID)
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != msg || len(e.cells(r.Message)) != 9 {
 		e.t.Fatalf("accepting answered type %d on %s, want the board (7) on %s", r.Type, r.Message.ID, msg)
@@ -354,8 +357,8 @@ func race(e *e2e, msg string, s *persistence.Session, mvs [2]move) *fakediscord.
 	overRefused := false
 	// The refused click may be handled before the other is played, or
 	// after it (when it may have ended the game).
-	refusals := []string{e.cat.Text(bot.DefaultLocale, bot.KeyNotYourTurn), e.cat.Text(bot.DefaultLocale, bot.KeyBoardChanged),
-		e.cat.Text(bot.DefaultLocale, bot.KeyGameOver)}
+	refusals := []string{e.cat.Text(i18n.DefaultLocale, bot.KeyNotYourTurn), e.cat.Text(i18n.DefaultLocale, bot.KeyBoardChanged),
+		e.cat.Text(i18n.DefaultLocale, bot.KeyGameOver)}
 	gameOver := refusals[2]
 	for i, d := range ds {
 		if errors.Is(errs[i], fakediscord.ErrUnknownComponent) {
@@ -488,7 +491,7 @@ func TestHTTPRejectedClicks(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64 // of the endpoint's clock, in nanoseconds
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: rand.New(rand.NewPCG(31, 32))}, bot.EndpointOptions{Now: now})
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: rand.New(rand.NewPCG(31, 32))}, httpmode.EndpointOptions{Now: now})
 
 	// A proxy between the fake and the endpoint tampers with requests.
 	var tamper atomic.Pointer[func(*http.Request, []byte) []byte]
@@ -536,11 +539,11 @@ func TestHTTPRejectedClicks(t *testing.T) {
 		status string
 	}{
 		{"forged signature", func(r *http.Request, body []byte) []byte {
-			sig, _ := hex.DecodeString(r.Header.Get(bot.HeaderSignature))
+			sig, _ := hex.DecodeString(r.Header.Get(httpmode.HeaderSignature))
 			if len(sig) > 0 {
 				sig[0] ^= 0xff
 			}
-			r.Header.Set(bot.HeaderSignature, hex.EncodeToString(sig))
+			r.Header.Set(httpmode.HeaderSignature, hex.EncodeToString(sig))
 			return body
 		}, 0, "401"},
 		{"body changed after signing", func(_ *http.Request, body []byte) []byte {
@@ -549,7 +552,7 @@ func TestHTTPRejectedClicks(t *testing.T) {
 		{"stale timestamp", nil, 10 * time.Minute, "401"},
 		{"timestamp from the future", nil, -10 * time.Minute, "401"},
 		{"oversized body", func(_ *http.Request, body []byte) []byte {
-			return append(body, bytes.Repeat([]byte(" "), bot.DefaultMaxBody)...)
+			return append(body, bytes.Repeat([]byte(" "), httpmode.DefaultMaxBody)...)
 		}, 0, "413"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

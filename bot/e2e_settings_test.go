@@ -8,7 +8,10 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 )
 
 // moderatorPerms are a moderator's permissions: Manage Server.
@@ -77,14 +80,14 @@ func TestE2ESettings(t *testing.T) {
 			b.wantReply(r, "error.bad_setting.turn-time")
 			set(b, bot.SettingChallengeExpiry, "2m")
 			r, _ = b.command(carol, bot.SubChallenge) // alice and bob are playing
-			if s := b.trackedChallenge(r.Message, bot.ActionJoin); s.Deadline.Sub(s.Created) != 2*time.Minute {
+			if s := b.trackedChallenge(r.Message, customid.ActionJoin); s.Deadline.Sub(s.Created) != 2*time.Minute {
 				t.Fatalf("a challenge waits %s, want 2m", s.Deadline.Sub(s.Created))
 			}
 		}},
 		{"default board", func(t *testing.T, b *scenarioBed) {
 			set(b, bot.SettingDefaultBoard, "4x4k3")
 			r, _ := b.command(alice, bot.SubChallenge, opponentOpt(bob))
-			if s := b.trackedChallenge(r.Message, bot.ActionAccept); s.Rules != "4x4k3" {
+			if s := b.trackedChallenge(r.Message, customid.ActionAccept); s.Rules != "4x4k3" {
 				t.Fatalf("a challenge without a board is on %s, want 4x4k3", s.Rules)
 			}
 			r, _ = b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "board", Value: "3x3k3"})
@@ -99,8 +102,8 @@ func TestE2ESettings(t *testing.T) {
 				if r.Message.Ephemeral {
 					return r
 				}
-				b.trackedChallenge(r.Message, bot.ActionCancel)
-				_, cancel := b.button(r.Message, bot.ActionCancel)
+				b.trackedChallenge(r.Message, customid.ActionCancel)
+				_, cancel := b.button(r.Message, customid.ActionCancel)
 				b.click(carol, r.Message.ID, cancel.CustomID)
 				return r
 			}
@@ -208,7 +211,7 @@ func TestE2ESettings(t *testing.T) {
 			// The menus choose the default board and the language.
 			var boardMenu string
 			for _, comp := range c.Message.Buttons() {
-				if id, err := b.signer.Decode(comp.CustomID); err == nil && id.Action == bot.ActionSetting && strings.HasSuffix(string(id.Game), ".default-board") {
+				if id, err := b.signer.Decode(comp.CustomID); err == nil && id.Action == customid.ActionSetting && strings.HasSuffix(string(id.Game), ".default-board") {
 					boardMenu = comp.CustomID
 				}
 			}
@@ -229,7 +232,7 @@ func TestE2ESettings(t *testing.T) {
 			// Thai is in the second.
 			var langMenus []string
 			for _, comp := range c.Message.Buttons() {
-				if id, err := b.signer.Decode(comp.CustomID); err == nil && id.Action == bot.ActionSetting && strings.HasSuffix(string(id.Game), ".language") {
+				if id, err := b.signer.Decode(comp.CustomID); err == nil && id.Action == customid.ActionSetting && strings.HasSuffix(string(id.Game), ".language") {
 					langMenus = append(langMenus, comp.CustomID)
 				}
 			}
@@ -302,7 +305,7 @@ func TestE2ESettings(t *testing.T) {
 // settings cached.
 func TestE2ESettingsSecondReplica(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 2, bot.Options{RateBurst: -1}, bot.EndpointOptions{})
+	e, procs := newHTTPE2E(t, 2, bot.Options{RateBurst: -1}, httpmode.EndpointOptions{})
 	for _, p := range procs {
 		go p.bot.RunSweeper(e.ctx, time.Second)
 	}
@@ -323,7 +326,7 @@ func TestE2ESettingsSecondReplica(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r, _ = e.command(carol, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
-		if r.Message.Ephemeral && r.Message.Content == e.cat.Text(bot.DefaultLocale, bot.KeyDuelsOff) {
+		if r.Message.Ephemeral && r.Message.Content == e.cat.Text(i18n.DefaultLocale, bot.KeyDuelsOff) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -15,7 +15,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -38,8 +40,8 @@ type e2e struct {
 	ses    *discordgo.Session
 	bot    *bot.Bot
 	store  *persistence.Store
-	cat    *bot.Catalog
-	signer *bot.Signer
+	cat    *i18n.Catalog
+	signer *customid.Signer
 	logs   *syncBuffer
 	// redis is the private redis-server behind store, for a second Store
 	// (another process, or the bot after a restart).
@@ -188,7 +190,7 @@ func (e *e2e) wait(d *fakediscord.Delivery) fakediscord.Response {
 // wantReply checks that r is an ephemeral reply with the text of key.
 func (e *e2e) wantReply(r fakediscord.Response, key string) {
 	e.t.Helper()
-	want := e.cat.Text(bot.DefaultLocale, key)
+	want := e.cat.Text(i18n.DefaultLocale, key)
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || !r.Message.Ephemeral || r.Message.Content != want {
 		e.t.Fatalf("reply type %d ephemeral %v %q, want an ephemeral %q", r.Type, r.Message.Ephemeral, r.Message.Content, want)
 	}
@@ -225,7 +227,7 @@ func (e *e2e) cells(m *fakediscord.Message) map[game.Cell]fakediscord.Component 
 		if err != nil {
 			e.t.Fatalf("button %q: %v", b.CustomID, err)
 		}
-		if id.Action == bot.ActionMove {
+		if id.Action == customid.ActionMove {
 			out[id.Cell] = b
 		}
 	}
@@ -233,7 +235,7 @@ func (e *e2e) cells(m *fakediscord.Message) map[game.Cell]fakediscord.Component 
 }
 
 // button returns the button of action a on m.
-func (e *e2e) button(m *fakediscord.Message, a bot.Action) (bot.CustomID, fakediscord.Component) {
+func (e *e2e) button(m *fakediscord.Message, a customid.Action) (customid.ID, fakediscord.Component) {
 	e.t.Helper()
 	for _, b := range m.Buttons() {
 		if id, err := e.signer.Decode(b.CustomID); err == nil && id.Action == a {
@@ -241,7 +243,7 @@ func (e *e2e) button(m *fakediscord.Message, a bot.Action) (bot.CustomID, fakedi
 		}
 	}
 	e.t.Fatalf("no %s button on %q", a, m.Content)
-	return bot.CustomID{}, fakediscord.Component{}
+	return customid.ID{}, fakediscord.Component{}
 }
 
 // post puts a message with one button of custom ID id in the channel, as
@@ -260,7 +262,7 @@ func (e *e2e) post(id string) string {
 // game returns the stored game of a board message.
 func (e *e2e) game(m *fakediscord.Message) *persistence.Session {
 	e.t.Helper()
-	id, _ := e.button(m, bot.ActionMove)
+	id, _ := e.button(m, customid.ActionMove)
 	s, err := e.store.Game(e.ctx, id.Game)
 	if err != nil {
 		e.t.Fatal(err)
@@ -331,7 +333,7 @@ func TestE2EVsPerfect(t *testing.T) {
 		if after.Status == persistence.StatusActive && len(after.Moves) != len(before.Moves)+2 {
 			t.Fatalf("after a click %d moves, want %d (the user's and the AI's)", len(after.Moves), len(before.Moves)+2)
 		}
-		if id, _ := e.button(cur, bot.ActionMove); id.Move != len(after.Moves) {
+		if id, _ := e.button(cur, customid.ActionMove); id.Move != len(after.Moves) {
 			t.Fatalf("board shows move %d, game has %d moves", id.Move, len(after.Moves))
 		}
 
@@ -353,16 +355,16 @@ func TestE2EVsPerfect(t *testing.T) {
 			r, _ = e.click(alice, e.post(old), old)
 			e.wantReply(r, bot.KeyBoardChanged)
 			// A cell already taken, on the current board.
-			taken, err := e.signer.Encode(bot.CustomID{Action: bot.ActionMove, Game: after.ID, Move: len(after.Moves), Cell: after.Moves[0]})
+			taken, err := e.signer.Encode(customid.ID{Action: customid.ActionMove, Game: after.ID, Move: len(after.Moves), Cell: after.Moves[0]})
 			if err != nil {
 				t.Fatal(err)
 			}
 			r, _ = e.click(alice, e.post(taken), taken)
 			e.wantReply(r, bot.KeyCellTaken)
 			// A custom ID signed with another key.
-			other, _ := bot.NewSigner([]byte("not-the-bot-key-0123456789abcdef"))
+			other, _ := customid.NewSigner([]byte("not-the-bot-key-0123456789abcdef"))
 			eid, _ := e.signer.Decode(empty.CustomID)
-			forged, _ := other.Encode(bot.CustomID{Action: bot.ActionMove, Game: after.ID, Move: len(after.Moves), Cell: eid.Cell})
+			forged, _ := other.Encode(customid.ID{Action: customid.ActionMove, Game: after.ID, Move: len(after.Moves), Cell: eid.Cell})
 			r, _ = e.click(alice, e.post(forged), forged)
 			e.wantReply(r, bot.KeyInvalidButton)
 			// None of these changed the game.
@@ -382,7 +384,7 @@ func TestE2EVsPerfect(t *testing.T) {
 		t.Fatalf("game ended %s with %q, want a draw or a loss for the user against perfect", end.Status, end.Result)
 	}
 	for _, b := range cur.Buttons() {
-		if id, _ := e.signer.Decode(b.CustomID); id.Action == bot.ActionMove && !b.Disabled {
+		if id, _ := e.signer.Decode(b.CustomID); id.Action == customid.ActionMove && !b.Disabled {
 			t.Fatalf("finished board has an enabled cell %s", id.Cell)
 		}
 	}
@@ -403,7 +405,7 @@ func TestE2EVsPerfect(t *testing.T) {
 	}
 
 	// Rematch: a new board, sides swapped, the old one left as it was.
-	_, rematch := e.button(cur, bot.ActionRematch)
+	_, rematch := e.button(cur, customid.ActionRematch)
 	r, _ = e.click(alice, board, rematch.CustomID)
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.ID == board {
 		t.Fatalf("rematch answered type %d on message %s, want a new board (4)", r.Type, r.Message.ID)
@@ -429,7 +431,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 		t.Fatalf("/ttt vs-ai answered type %d, want 4", r.Type)
 	}
 	for _, b := range r.Message.Buttons() {
-		if id, _ := e.signer.Decode(b.CustomID); id.Action == bot.ActionMove && !b.Disabled {
+		if id, _ := e.signer.Decode(b.CustomID); id.Action == customid.ActionMove && !b.Disabled {
 			t.Fatal("the board is clickable while the AI thinks")
 		}
 	}
@@ -463,7 +465,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 	}
 
 	// Bob may not resign alice's game; alice may.
-	_, resign := e.button(ed.Message, bot.ActionResign)
+	_, resign := e.button(ed.Message, customid.ActionResign)
 	r, _ = e.click(bob, board, resign.CustomID)
 	e.wantReply(r, bot.KeyNotYourGame)
 	r, _ = e.click(alice, board, resign.CustomID)
@@ -501,15 +503,15 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 		t.Fatalf("/ttt help in pt-BR = %q", r.Message.Content)
 	}
 	r, _ = e.command(bob, bot.SubStats, fakediscord.Option{Name: "user", Type: discordgo.ApplicationCommandOptionUser, Value: alice})
-	if want := e.cat.Plural(bot.DefaultLocale, "stats.games", 2, "wins", "0", "losses", "2", "draws", "0"); !strings.Contains(r.Message.Content, want) {
+	if want := e.cat.Plural(i18n.DefaultLocale, "stats.games", 2, "wins", "0", "losses", "2", "draws", "0"); !strings.Contains(r.Message.Content, want) {
 		t.Fatalf("/ttt stats user:alice = %q, want a line %q", r.Message.Content, want)
 	}
 	r, _ = e.command(bob, bot.SubStats)
-	if want := e.cat.Text(bot.DefaultLocale, "stats.none", "player", "<@"+bob+">"); r.Message.Content != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "stats.none", "player", "<@"+bob+">"); r.Message.Content != want {
 		t.Fatalf("/ttt stats for bob = %q, want %q", r.Message.Content, want)
 	}
 	r, _ = e.command(bob, bot.SubLeaderboard, fakediscord.Option{Name: "scope", Value: "global"})
-	if want := e.cat.Text(bot.DefaultLocale, "leaderboard.empty"); !strings.Contains(r.Message.Content, want) {
+	if want := e.cat.Text(i18n.DefaultLocale, "leaderboard.empty"); !strings.Contains(r.Message.Content, want) {
 		t.Fatalf("/ttt leaderboard = %q, want it empty (no games between people)", r.Message.Content)
 	}
 	e.noFailures()
@@ -532,8 +534,8 @@ func TestE2EChallenge(t *testing.T) {
 		t.Fatalf("/ttt challenge answered type %d ephemeral %v, want a public challenge", r.Type, r.Message.Ephemeral)
 	}
 	msg := r.Message.ID
-	_, accept := e.button(r.Message, bot.ActionAccept)
-	_, cancel := e.button(r.Message, bot.ActionCancel)
+	_, accept := e.button(r.Message, customid.ActionAccept)
+	_, cancel := e.button(r.Message, customid.ActionCancel)
 	for _, tc := range []struct {
 		user, customID, key string
 	}{
@@ -571,8 +573,8 @@ func TestE2EChallenge(t *testing.T) {
 		t.Fatalf("game ended %s %s, want X (alice) to win", s.Status, s.Result)
 	}
 	for _, want := range []string{
-		e.cat.Text(bot.DefaultLocale, "rating.line", "player", "<@"+alice+">", "before", "1200", "after", "1216", "delta", "+16"),
-		e.cat.Text(bot.DefaultLocale, "rating.line", "player", "<@"+bob+">", "before", "1200", "after", "1184", "delta", "−16"),
+		e.cat.Text(i18n.DefaultLocale, "rating.line", "player", "<@"+alice+">", "before", "1200", "after", "1216", "delta", "+16"),
+		e.cat.Text(i18n.DefaultLocale, "rating.line", "player", "<@"+bob+">", "before", "1200", "after", "1184", "delta", "−16"),
 	} {
 		if !strings.Contains(r.Message.Content, want) {
 			t.Fatalf("final board %q, want the rating change %q", r.Message.Content, want)
@@ -590,27 +592,27 @@ func TestE2EChallenge(t *testing.T) {
 	// An open challenge: not joinable by its author, withdrawn.
 	r, _ = e.command(alice, bot.SubChallenge)
 	msg = r.Message.ID
-	_, join := e.button(r.Message, bot.ActionJoin)
-	_, cancel = e.button(r.Message, bot.ActionCancel)
+	_, join := e.button(r.Message, customid.ActionJoin)
+	_, cancel = e.button(r.Message, customid.ActionCancel)
 	rr, _ := e.click(alice, msg, join.CustomID)
 	e.wantReply(rr, bot.KeyOwnChallenge)
 	r, _ = e.click(alice, msg, cancel.CustomID)
-	if want := e.cat.Text(bot.DefaultLocale, "challenge.cancelled", "challenger", "<@"+alice+">"); r.Type != int(discordgo.InteractionResponseUpdateMessage) ||
+	if want := e.cat.Text(i18n.DefaultLocale, "challenge.cancelled", "challenger", "<@"+alice+">"); r.Type != int(discordgo.InteractionResponseUpdateMessage) ||
 		r.Message.Content != want || len(r.Message.Buttons()) != 0 {
 		t.Fatalf("withdrawn challenge: type %d %q with %d buttons, want %q without buttons", r.Type, r.Message.Content, len(r.Message.Buttons()), want)
 	}
 
 	// Joined by carol, then declined by bob in another challenge.
 	r, _ = e.command(alice, bot.SubChallenge)
-	_, join = e.button(r.Message, bot.ActionJoin)
+	_, join = e.button(r.Message, customid.ActionJoin)
 	r, _ = e.click(carol, r.Message.ID, join.CustomID)
 	if s := e.game(r.Message); s.Status != persistence.StatusActive || s.SideOf(carol) == game.Empty {
 		t.Fatalf("joined game %+v, want carol seated and the game on", s)
 	}
 	r, _ = e.command(bob, bot.SubChallenge, opponent(carol))
-	_, decline := e.button(r.Message, bot.ActionDecline)
+	_, decline := e.button(r.Message, customid.ActionDecline)
 	r, _ = e.click(carol, r.Message.ID, decline.CustomID)
-	if want := e.cat.Text(bot.DefaultLocale, "challenge.declined", "opponent", "<@"+carol+">"); r.Message.Content != want {
+	if want := e.cat.Text(i18n.DefaultLocale, "challenge.declined", "opponent", "<@"+carol+">"); r.Message.Content != want {
 		t.Fatalf("declined challenge %q, want %q", r.Message.Content, want)
 	}
 	e.noFailures()
@@ -621,13 +623,13 @@ var e2ePseudonymKey = []byte("e2e-pseudonym-key-0123456789abcdef")
 
 // e2eCatalogSigner returns the catalog and the custom-ID signer every
 // end-to-end bot uses.
-func e2eCatalogSigner(t *testing.T) (*bot.Catalog, *bot.Signer) {
+func e2eCatalogSigner(t *testing.T) (*i18n.Catalog, *customid.Signer) {
 	t.Helper()
-	cat, err := bot.NewCatalog()
+	cat, err := i18n.NewCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	signer, err := customid.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -37,7 +39,7 @@ func (e *e2e) tournamentCmd(user string, perms int64, sub string, opts ...fakedi
 // wantUserText checks that r is an ephemeral answer with key's text.
 func (e *e2e) wantUserText(r fakediscord.Response, key string, vars ...string) {
 	e.t.Helper()
-	want := e.cat.Error(bot.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
+	want := bot.ErrorText(e.cat, i18n.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
 	if !r.Message.Ephemeral || r.Message.Content != want {
 		e.t.Fatalf("answer ephemeral %v %q, want an ephemeral %q", r.Message.Ephemeral, r.Message.Content, want)
 	}
@@ -156,7 +158,7 @@ func (e *e2e) playTournamentRound(t *persistence.Tournament) int {
 		if !ok {
 			e.t.Fatalf("game %s: no board message %s", s.ID, s.Message)
 		}
-		_, resign := e.button(&msg, bot.ActionResign)
+		_, resign := e.button(&msg, customid.ActionResign)
 		r, _ := e.click(user, msg.ID, resign.CustomID)
 		if r.Message.Ephemeral {
 			e.t.Fatalf("%s resigning %s: %q", user, s.ID, r.Message.Content)
@@ -221,7 +223,7 @@ func TestE2ETournament(t *testing.T) {
 
 	// Sign-up: eight people by the Join button, and a computer player.
 	m := e.signup("Cup")
-	_, join := e.button(&m, bot.ActionTournament)
+	_, join := e.button(&m, customid.ActionTournament)
 	for i, u := range users {
 		r, _ := e.click(u, m.ID, join.CustomID)
 		if r.Type != int(discordgo.InteractionResponseUpdateMessage) || !strings.Contains(r.Message.Content, fmt.Sprintf("%d player", i+1)) {
@@ -298,7 +300,7 @@ func TestE2ETournament(t *testing.T) {
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Knockout"},
 		fakediscord.Option{Name: "format", Value: "single-elimination"})
 	m = e.signup("Knockout")
-	_, join = e.button(&m, bot.ActionTournament)
+	_, join = e.button(&m, customid.ActionTournament)
 	for _, u := range users[:5] {
 		e.click(u, m.ID, join.CustomID)
 	}
@@ -358,7 +360,7 @@ func (e *e2e) exactlyOnce(tn *persistence.Tournament) {
 	finals := 0
 	for _, m := range e.srv.Messages(e2eChannel) {
 		for _, b := range m.Buttons() {
-			if id, err := e.signer.Decode(b.CustomID); err == nil && id.Action != bot.ActionTournament {
+			if id, err := e.signer.Decode(b.CustomID); err == nil && id.Action != customid.ActionTournament {
 				boards[string(id.Game)]++
 				break
 			}
@@ -454,25 +456,25 @@ func TestE2ETournamentStartTime(t *testing.T) {
 		e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: name},
 			fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "start", Value: start})
 		m := e.signup(name)
-		if want := e.cat.Text(bot.DefaultLocale, "tournament.signup_open", "start", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":R>"); !strings.Contains(m.Content, want) {
+		if want := e.cat.Text(i18n.DefaultLocale, "tournament.signup_open", "start", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":R>"); !strings.Contains(m.Content, want) {
 			t.Fatalf("sign-up %q; want %q", m.Content, want)
 		}
 		return m
 	}
 	// A delay, and the same time as a Discord timestamp.
 	cup, lone := create("Early", "30m"), create("Lonely", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":F>")
-	_, join := e.button(&cup, bot.ActionTournament)
+	_, join := e.button(&cup, customid.ActionTournament)
 	for _, u := range users {
 		e.click(u, cup.ID, join.CustomID)
 	}
-	_, join = e.button(&lone, bot.ActionTournament)
+	_, join = e.button(&lone, customid.ActionTournament)
 	e.click(users[0], lone.ID, join.CustomID)
-	notice := e.cat.Text(bot.DefaultLocale, "tournament.too_few_cancelled", "name", "Lonely")
+	notice := e.cat.Text(i18n.DefaultLocale, "tournament.too_few_cancelled", "name", "Lonely")
 	refuse.Store(&notice)
 
 	e.sweepsIdle()
 	clk.Advance(29 * time.Minute)
-	time.Sleep(50 * time.Millisecond) // sweeps that must start nothing
+	e.sweeps(2) // sweeps that must start nothing
 	for _, name := range []string{"Early", "Lonely"} {
 		e.tournamentOf(name, "in sign-up before its start time", func(t *persistence.Tournament) bool {
 			return t.Status == persistence.TournamentSignup
@@ -485,13 +487,13 @@ func TestE2ETournamentStartTime(t *testing.T) {
 		return t.Status == persistence.TournamentRunning && len(t.Games) == 2 && t.Announced == 1 &&
 			slices.ContainsFunc(t.Games, func(p persistence.Pairing) bool { return p.Created })
 	})
-	if m, _ := e.srv.Message(cup.ID); len(m.Buttons()) != 0 || !strings.Contains(m.Content, e.cat.Text(bot.DefaultLocale, "tournament.started")) {
+	if m, _ := e.srv.Message(cup.ID); len(m.Buttons()) != 0 || !strings.Contains(m.Content, e.cat.Text(i18n.DefaultLocale, "tournament.started")) {
 		t.Fatalf("the started sign-up: %q with %d buttons", m.Content, len(m.Buttons()))
 	}
 	tn := e.tournamentOf("Lonely", "cancelled, its notice not yet posted", func(t *persistence.Tournament) bool {
 		return t.Status == persistence.TournamentCancelled && t.TooFew
 	})
-	if m, _ := e.srv.Message(lone.ID); len(m.Buttons()) != 0 || !strings.Contains(m.Content, e.cat.Text(bot.DefaultLocale, "tournament.state.cancelled")) {
+	if m, _ := e.srv.Message(lone.ID); len(m.Buttons()) != 0 || !strings.Contains(m.Content, e.cat.Text(i18n.DefaultLocale, "tournament.state.cancelled")) {
 		t.Fatalf("the cancelled sign-up: %q with %d buttons", m.Content, len(m.Buttons()))
 	}
 	if tn.FinalPosted || tn.Due.IsZero() {
@@ -505,7 +507,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 	e.tournamentOf("Lonely", "with its notice posted", func(t *persistence.Tournament) bool { return t.FinalPosted && t.Due.IsZero() })
 	e.sweepsIdle()
 	clk.Advance(time.Minute)
-	time.Sleep(50 * time.Millisecond) // sweeps that must post nothing more
+	e.sweeps(2) // sweeps that must post nothing more
 	n := 0
 	for _, m := range e.srv.Messages(e2eChannel) {
 		if m.Content == notice {
@@ -530,15 +532,15 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Busy"},
 		fakediscord.Option{Name: "format", Value: "round-robin"})
 	m := e.signup("Busy")
-	_, join := e.button(&m, bot.ActionTournament)
+	_, join := e.button(&m, customid.ActionTournament)
 	e.click(busy, m.ID, join.CustomID)
 	e.click(other, m.ID, join.CustomID)
 
 	// friendly starts a game between user and friend in the channel.
 	friendly := func(user, friend string) fakediscord.Response {
 		r, _ := e.command(user, bot.SubChallenge, opponentOpt(friend))
-		_, accept := e.button(r.Message, bot.ActionAccept)
-		e.trackedChallenge(r.Message, bot.ActionAccept)
+		_, accept := e.button(r.Message, customid.ActionAccept)
+		e.trackedChallenge(r.Message, customid.ActionAccept)
 		board, _ := e.click(friend, r.Message.ID, accept.CustomID)
 		e.tracked(board.Message)
 		return board
@@ -552,12 +554,12 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	})
 	e.sweepsIdle()
 	clk.Advance(time.Second)
-	time.Sleep(50 * time.Millisecond) // sweeps that must not start the game
+	e.sweeps(2) // sweeps that must not start the game
 	if tn = e.tournamentOf("Busy", "running", func(*persistence.Tournament) bool { return true }); tn.Games[0].Created {
 		t.Fatalf("the tournament game started while %s was playing another game here", busy)
 	}
 
-	_, resign := e.button(board.Message, bot.ActionResign)
+	_, resign := e.button(board.Message, customid.ActionResign)
 	if r, _ := e.click(busy, board.Message.ID, resign.CustomID); r.Message.Ephemeral {
 		t.Fatalf("resigning the friendly game: %q", r.Message.Content)
 	}
@@ -576,7 +578,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Stuck"},
 		fakediscord.Option{Name: "format", Value: "round-robin"}, fakediscord.Option{Name: "turn-time", Value: "2m"})
 	m = e.signup("Stuck")
-	_, join = e.button(&m, bot.ActionTournament)
+	_, join = e.button(&m, customid.ActionTournament)
 	e.click(waiting, m.ID, join.CustomID)
 	e.click(stuck, m.ID, join.CustomID)
 	friendly(stuck, pal)
@@ -585,7 +587,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	e.tournamentOf("Stuck", "waiting for two busy players", func(t *persistence.Tournament) bool {
 		return len(t.Games) == 1 && !t.Games[0].BusyX.IsZero() && !t.Games[0].BusyO.IsZero()
 	})
-	_, resign = e.button(board.Message, bot.ActionResign)
+	_, resign = e.button(board.Message, customid.ActionResign)
 	e.click(waiting, board.Message.ID, resign.CustomID)
 	e.sweepsIdle()
 	clk.Advance(10 * time.Second)
@@ -603,7 +605,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	if p := tn.Games[0]; p.BusyForfeit != stuck || !p.Forfeit || p.Created || (p.Result == "x") != (p.O == stuck) {
 		t.Fatalf("pairing %+v; want %s to lose by forfeit", p, stuck)
 	}
-	notice := e.cat.Text(bot.DefaultLocale, "tournament.busy_forfeit", "name", "Stuck", "round", "1",
+	notice := e.cat.Text(i18n.DefaultLocale, "tournament.busy_forfeit", "name", "Stuck", "round", "1",
 		"player", mentionOf(stuck), "opponent", mentionOf(waiting), "wait", "2 minutes")
 	var posted []fakediscord.Message
 	for _, m := range e.srv.Messages(e2eChannel) {

@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // The first-response types the handlers use.
@@ -23,98 +25,26 @@ const (
 	respDeferred = discordgo.InteractionResponseDeferredChannelMessageWithSource // 5
 )
 
-// command handles a slash command.
-func (b *Bot) command(ctx context.Context, c *call) error {
-	data := c.i.ApplicationCommandData()
-	st, err := b.settings(ctx, c, c.i.GuildID)
-	if err != nil {
-		return err
-	}
-	req, err := ParseCommand(&data, ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board, Now: b.now()})
-	if err != nil {
-		return err
-	}
-	switch r := req.(type) {
-	case ChallengeRequest:
-		return b.challenge(ctx, c, r)
-	case VsAIRequest:
-		return b.vsAI(ctx, c, r)
-	case ResignRequest:
-		return b.resignCommand(ctx, c)
-	case HelpRequest:
-		return b.respond(ctx, c, respMessage, b.render.Help(c.loc))
-	case StatsRequest:
-		return b.stats(ctx, c, r)
-	case LeaderboardRequest:
-		return b.leaderboard(ctx, c, r)
-	case AIDuelRequest:
-		return b.duel(ctx, c, r)
-	case HistoryRequest:
-		return b.history(ctx, c, r)
-	case ReplayRequest:
-		return b.replay(ctx, c, r.Game)
-	case ReviewRequest:
-		return b.reviewGame(ctx, c, r.Game)
-	case HintRequest:
-		return b.hint(ctx, c)
-	case PuzzleRequest:
-		return b.puzzle(ctx, c, r)
-	case PrivacyRequest:
-		return b.privacy(ctx, c)
-	case ForgetMeRequest:
-		return b.forgetMe(ctx, c)
-	case BlockRequest:
-		return b.block(ctx, c, r)
-	case TournamentRequest:
-		return b.tournamentCommand(ctx, c, r)
-	case EndGameRequest, ModelRequest, RetrainRequest, SettingsRequest, SetRequest, LogRequest, ForgetServerRequest:
-		return b.admin(ctx, c, r)
-	}
-	return userErr(KeyUnavailable)
-}
-
-// component handles a click on one of our buttons.
-func (b *Bot) component(ctx context.Context, c *call) error {
-	id, err := b.signer.Decode(c.i.MessageComponentData().CustomID)
-	if err != nil {
-		return err
-	}
-	switch id.Action {
-	case ActionSetting:
-		return b.clickSetting(ctx, c, id)
-	case ActionHistory:
-		return b.clickHistory(ctx, c, id)
-	case ActionForgetMe:
-		return b.clickForgetMe(ctx, c, id)
-	case ActionForgetServer:
-		return b.clickForgetServer(ctx, c, id)
-	case ActionFirst, ActionBack, ActionNext, ActionLast:
-		return b.clickStep(ctx, c, id)
-	case ActionReplay:
-		return b.replay(ctx, c, id.Game)
-	case ActionReview:
-		return b.reviewGame(ctx, c, id.Game)
-	case ActionTournament:
-		return b.clickTournament(ctx, c, id)
-	}
-	// The buttons above work wherever their message is (a history or a
-	// replay may show games of other channels); a game's own buttons only
-	// on its board.
-	if id.Game.Channel() != c.i.ChannelID {
-		// Signed by us, but shown in another channel: not a board we sent here.
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
-	}
-	switch id.Action {
-	case ActionMove:
-		return b.clickMove(ctx, c, id)
-	case ActionResign:
-		return b.clickResign(ctx, c, id)
-	case ActionAccept, ActionJoin, ActionDecline, ActionCancel:
-		return b.answerChallenge(ctx, c, id)
-	case ActionRematch:
-		return b.rematch(ctx, c, id)
-	}
-	return userErr(KeyUnavailable)
+// The routes of the games: challenges, games against the computer,
+// resigning, the help, stats and leaderboards, and the buttons of a
+// board and of a challenge (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubChallenge), func(in commandInput) (Request, error) {
+		return parseChallenge(in.o, in.resolved, in.pc)
+	}, (*Bot).challenge)
+	routeCommand(commandPath(CommandName, SubVsAI), func(in commandInput) (Request, error) { return parseVsAI(in.o, in.pc) }, (*Bot).vsAI)
+	routeCommand(commandPath(CommandName, SubResign), noOptions(ResignRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ ResignRequest) error { return b.resignCommand(ctx, c) })
+	routeCommand(commandPath(CommandName, SubHelp), noOptions(HelpRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ HelpRequest) error {
+			return b.respond(ctx, c, respMessage, b.render.Help(c.loc))
+		})
+	routeCommand(commandPath(CommandName, SubStats), parseStats, (*Bot).stats)
+	routeCommand(commandPath(CommandName, SubLeaderboard), parseLeaderboard, (*Bot).leaderboard)
+	routeComponent(false, (*Bot).clickMove, customid.ActionMove)
+	routeComponent(false, (*Bot).clickResign, customid.ActionResign)
+	routeComponent(false, (*Bot).answerChallenge, customid.ActionAccept, customid.ActionJoin, customid.ActionDecline, customid.ActionCancel)
+	routeComponent(false, (*Bot).rematch, customid.ActionRematch)
 }
 
 // challenge posts a challenge to a user, or to anyone.
@@ -160,7 +90,7 @@ func (b *Bot) postChallenge(ctx context.Context, c *call, rules game.Rules, play
 // answerChallenge handles the buttons of a challenge: Accept and Decline
 // (for the challenged user), Join (for anyone else, when open to all) and
 // Cancel (for the challenger). An accepted challenge becomes the board.
-func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) answerChallenge(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err
@@ -171,24 +101,24 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id CustomID) error {
 	challenger := s.Seat(s.Challenger).User
 	opponent := s.Seat(s.Challenger.Other()).User
 	switch {
-	case id.Action == ActionCancel && c.user != challenger:
+	case id.Action == customid.ActionCancel && c.user != challenger:
 		return userErr(KeyOnlyChallenger)
-	case id.Action == ActionJoin && c.user == challenger:
+	case id.Action == customid.ActionJoin && c.user == challenger:
 		return userErr(KeyOwnChallenge)
-	case (id.Action == ActionAccept || id.Action == ActionDecline) && c.user != opponent:
+	case (id.Action == customid.ActionAccept || id.Action == customid.ActionDecline) && c.user != opponent:
 		return userErr(KeyOnlyOpponent)
-	case id.Action == ActionJoin && opponent != "":
+	case id.Action == customid.ActionJoin && opponent != "":
 		return userErr(KeyInvalidButton) // a Join button on a direct challenge: not ours
 	}
 	if err := b.checkJoin(ctx, c, id.Action, challenger); err != nil {
 		return err
 	}
-	if id.Action == ActionAccept || id.Action == ActionJoin {
+	if id.Action == customid.ActionAccept || id.Action == customid.ActionJoin {
 		if _, err := b.mayPlay(ctx, c); err != nil {
 			return err
 		}
 	}
-	if id.Action == ActionCancel || id.Action == ActionDecline {
+	if id.Action == customid.ActionCancel || id.Action == customid.ActionDecline {
 		next, err := retry(func() (*persistence.Session, error) { return b.store.Decline(ctx, id.Game, 0, c.user) })
 		if err != nil {
 			return err
@@ -248,7 +178,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 }
 
 // clickMove plays the user's click on a board cell, then the AI's reply.
-func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickMove(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err
@@ -298,7 +228,7 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id CustomID) error {
 }
 
 // clickResign resigns the game of the board the Resign button is on.
-func (b *Bot) clickResign(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickResign(ctx context.Context, c *call, id customid.ID) error {
 	s, err := b.store.Game(ctx, id.Game)
 	if err != nil {
 		return err
@@ -400,12 +330,12 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 	if !ok {
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 	}
-	answered := false
+	var answered atomic.Bool
 	var answerErr error
 	answerFirst := func() {
 		var data *discordgo.InteractionResponseData
 		data, answerErr = b.respondBoard(ctx, c, s, typ, nil)
-		answered = true
+		answered.Store(true)
 		if answerErr == nil && typ == respMessage {
 			// Record the new board at once: if the reply does not come
 			// from here (a timeout, a restart), the sweeper's overdue
@@ -415,35 +345,67 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 		}
 	}
 	if seat.AI.Budget > b.moveTimeout {
-		if answerFirst(); answerErr != nil {
-			return answerErr
-		}
+		// Even when the answer fails (Discord is down), the computer
+		// replies: the board it leaves is owed to the screen (see
+		// delivery.go), and is shown as soon as Discord takes it.
+		answerFirst()
 	}
 	job := jobOf(c, sched.Interactive)
 	job.Patience, job.Waiting = aiPatience, func() {
-		if !answered {
+		if !answered.Load() {
 			answerFirst()
 		}
 	}
-	s, err = b.thinkAndPlay(ctx, job, s, seat)
+	s, err = b.thinkAndPlay(ctx, job, s, seat, answered.Load)
 	switch {
 	case err != nil:
 		return err
 	case answerErr != nil:
 		// The user could not be answered, but the AI has moved: the game
-		// goes on from the next board anyone sees.
+		// goes on from the next board anyone sees (a sweeper shows it),
+		// and a reply that ended it is recorded all the same.
+		b.finish(ctx, c, s)
 		return answerErr
-	case !answered:
+	case !answered.Load():
 		return b.showBoard(ctx, c, s, typ, b.finish(ctx, c, s))
 	}
-	data, err := b.render.Board(c.pub, c.labels, s, b.finish(ctx, c, s))
+	ratings := b.finish(ctx, c, s)
+	data, err := b.render.Board(c.pub, c.labels, s, ratings)
 	if err != nil {
 		return err
 	}
 	if s.Message == "" {
-		b.track(ctx, c, s, typ, data) // before the user sees a board to click
+		s = b.track(ctx, c, s, typ, data) // before the user sees a board to click
 	}
-	return b.editOriginal(ctx, c, data)
+	return b.showMove(ctx, c, s, data, ratings)
+}
+
+// showMove edits the computer's move into the board that answered the
+// user first: the interaction's @original, or when Discord keeps failing
+// that, the board's channel message with the bot's token. A board
+// neither could show is owed to the screen (see delivery.go): a sweeper
+// shows it, so the failure is a warning, not an error for the user.
+func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []RatingChange) error {
+	err := b.editOriginal(withSuperseded(ctx, b.movedOn(ctx, s)), c, data)
+	if err == nil {
+		b.afterDelivery(ctx, c.pub, s)
+		return nil
+	}
+	if errors.Is(err, errSuperseded) {
+		c.deferred = false // the player has moved on from this board
+		return nil
+	}
+	if s.Message == "" {
+		b.owe(ctx, s, s.Version, oweRetry)
+	} else if ferr := b.editBoard(ctx, c.pub, s, ratings); ferr != nil {
+		err = errors.Join(err, ferr) // owed by editBoard
+	} else {
+		c.deferred = false
+		return nil
+	}
+	c.deferred = false // nothing else is to be said in its place
+	c.warnings = append(c.warnings, fmt.Errorf("bot: the computer's move in game %s is owed to the screen: %w", s.ID, err))
+	return nil
 }
 
 // showBoard renders s with the rating changes (of a finished game) and
@@ -470,7 +432,14 @@ func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session,
 	if err != nil {
 		return nil, err
 	}
-	return data, b.respond(ctx, c, typ, data)
+	if err := b.respond(ctx, c, typ, data); err != nil {
+		if s.Message != "" {
+			// The game changed but its board did not: a sweeper shows it.
+			b.owe(ctx, s, s.Version, oweRetry)
+		}
+		return data, err
+	}
+	return data, nil
 }
 
 // aiToMove returns the seat of the side to move if the game is active and
@@ -493,8 +462,8 @@ func aiToMove(s *persistence.Session) (persistence.Seat, bool, error) {
 // search state) with a seed derived from the game's seed and the move
 // number, so a game replays exactly. An AI that finds no move in time
 // (a level that ignores its deadline would be a bug) falls back to a
-// random legal move, so the game never stalls.
-func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration, load float64) (*persistence.Session, error) {
+// random legal move, so the game never stalls. owe is thinkAndPlay's.
+func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration, load float64, owe func() bool) (*persistence.Session, error) {
 	pos, err := s.Position()
 	if err != nil {
 		return nil, err
@@ -515,6 +484,9 @@ func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persisten
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bot: AI move in game %s: %w", s.ID, err)
+	}
+	if owe != nil && owe() {
+		b.owe(ctx, s, s.Version+1, b.aiTimeout(seat)+oweGrace)
 	}
 	next, err := b.store.PlayOn(ctx, s, "", cell)
 	if errors.Is(err, persistence.ErrConflict) {

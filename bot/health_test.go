@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 )
 
 // pinger is a Store stand-in for readiness.
@@ -17,18 +18,18 @@ type pinger struct{ err error }
 func (p pinger) Ping(context.Context) error { return p.err }
 
 func TestOpsHandler(t *testing.T) {
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	bot.NewMetrics(reg)
-	up, down := bot.NewHealth(pinger{}, 0), bot.NewHealth(pinger{errors.New("connection refused")}, 0)
-	draining := bot.NewHealth(pinger{}, 0)
+	up, down := httpmode.NewHealth(pinger{}, 0), httpmode.NewHealth(pinger{errors.New("connection refused")}, 0)
+	draining := httpmode.NewHealth(pinger{}, 0)
 	draining.Drain()
-	gatewayDown := bot.NewHealth(pinger{}, 0)
+	gatewayDown := httpmode.NewHealth(pinger{}, 0)
 	gatewayDown.SetCheck(func() string { return "gateway: shard 1 of 4 not connected" })
-	gatewayUp := bot.NewHealth(pinger{}, 0)
+	gatewayUp := httpmode.NewHealth(pinger{}, 0)
 	gatewayUp.SetCheck(func() string { return "" })
 	for _, tt := range []struct {
 		name   string
-		h      *bot.Health
+		h      *httpmode.Health
 		method string
 		path   string
 		status int
@@ -41,13 +42,13 @@ func TestOpsHandler(t *testing.T) {
 		{"not ready when draining", draining, "GET", "/readyz", 503, "shutting down"},
 		{"not ready while a check fails", gatewayDown, "GET", "/readyz", 503, "gateway: shard 1 of 4 not connected"},
 		{"ready when the check passes", gatewayUp, "GET", "/readyz", 200, "ok"},
-		{"metrics", up, "GET", "/metrics", 200, "# TYPE ttt_interactions_total counter"},
+		{"metrics", up, "GET", "/metrics", 200, "# TYPE ttt_ai_workers gauge"},
 		{"no POST", up, "POST", "/healthz", 405, ""},
 		{"unknown path", up, "GET", "/", 404, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			bot.OpsHandler(tt.h, reg).ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+			httpmode.OpsHandler(tt.h, reg).ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
 			if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.body) {
 				t.Fatalf("%s %s = %d %q, want %d with %q", tt.method, tt.path, rec.Code, rec.Body.String(), tt.status, tt.body)
 			}
@@ -57,7 +58,7 @@ func TestOpsHandler(t *testing.T) {
 		})
 	}
 	rec := httptest.NewRecorder()
-	bot.OpsHandler(up, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	httpmode.OpsHandler(up, nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Fatalf("/metrics without a registry = %d, want 404", rec.Code)
 	}

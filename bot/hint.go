@@ -7,9 +7,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Keys of the replies to /ttt hint.
@@ -25,6 +25,12 @@ const (
 // hintTimeout bounds the solve behind a hint; past it the hint is the
 // search's best guess and says so.
 const hintTimeout = 2 * time.Second
+
+// The route of /ttt hint (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubHint), noOptions(HintRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ HintRequest) error { return b.hint(ctx, c) })
+}
 
 // hint shows the user, privately, the best moves in their game against
 // the computer in this channel, and marks their side of the game as

@@ -11,9 +11,10 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Keys of the replies of history, replays and reviews.
@@ -43,12 +44,26 @@ const HistoryPage = 10
 // estimates rather than failing.
 const reviewTimeout = 20 * time.Second
 
+// The routes of the history, replays and reviews, and of their buttons,
+// which work on any message that shows them (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubHistory), func(in commandInput) (Request, error) { return parseHistory(in.o, in.pc) }, (*Bot).history)
+	routeCommand(commandPath(CommandName, SubReplay), parseGameOption(func(g persistence.GameID) Request { return ReplayRequest{Game: g} }),
+		func(b *Bot, ctx context.Context, c *call, r ReplayRequest) error { return b.replay(ctx, c, r.Game) })
+	routeCommand(commandPath(CommandName, SubReview), parseGameOption(func(g persistence.GameID) Request { return ReviewRequest{Game: g} }),
+		func(b *Bot, ctx context.Context, c *call, r ReviewRequest) error { return b.reviewGame(ctx, c, r.Game) })
+	routeComponent(true, (*Bot).clickHistory, customid.ActionHistory)
+	routeComponent(true, (*Bot).clickStep, customid.ActionFirst, customid.ActionBack, customid.ActionNext, customid.ActionLast)
+	routeComponent(true, func(b *Bot, ctx context.Context, c *call, id customid.ID) error { return b.replay(ctx, c, id.Game) }, customid.ActionReplay)
+	routeComponent(true, func(b *Bot, ctx context.Context, c *call, id customid.ID) error { return b.reviewGame(ctx, c, id.Game) }, customid.ActionReview)
+}
+
 // history shows a page of a user's games in this server.
 func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
 	if c.i.GuildID == "" && r.User != c.user {
 		return userErr(KeyHistoryDM)
 	}
-	data, err := b.historyPage(ctx, c, HistoryRef{User: r.User, Rules: r.Rules}, 0)
+	data, err := b.historyPage(ctx, c, customid.HistoryRef{User: r.User, Rules: r.Rules}, 0)
 	if err != nil {
 		return err
 	}
@@ -56,7 +71,7 @@ func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
 }
 
 // historyPage renders page of ref's history for the caller.
-func (b *Bot) historyPage(ctx context.Context, c *call, ref HistoryRef, page int) (*discordgo.InteractionResponseData, error) {
+func (b *Bot) historyPage(ctx context.Context, c *call, ref customid.HistoryRef, page int) (*discordgo.InteractionResponseData, error) {
 	entries, total, err := b.store.History(ctx, ref.User, c.i.GuildID, ref.Rules, page*HistoryPage, HistoryPage)
 	var corrupt *persistence.CorruptHistoryError
 	if errors.As(err, &corrupt) {
@@ -74,11 +89,11 @@ func (b *Bot) historyPage(ctx context.Context, c *call, ref HistoryRef, page int
 }
 
 // clickHistory turns a page of a history.
-func (b *Bot) clickHistory(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickHistory(ctx context.Context, c *call, id customid.ID) error {
 	if id.Owner != c.user {
 		return userErr(KeyNotYourHistory)
 	}
-	ref, err := ParseHistoryRef(id.Game)
+	ref, err := customid.ParseHistoryRef(id.Game)
 	if err != nil {
 		return &UserError{Key: KeyInvalidButton, Err: err}
 	}
@@ -117,7 +132,7 @@ func (b *Bot) replay(ctx context.Context, c *call, id persistence.GameID) error 
 }
 
 // clickStep steps a replay.
-func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickStep(ctx context.Context, c *call, id customid.ID) error {
 	if id.Owner != c.user {
 		return userErr(KeyNotYourReplay)
 	}
@@ -127,13 +142,13 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id CustomID) error {
 	}
 	ply := id.Move
 	switch id.Action {
-	case ActionFirst:
+	case customid.ActionFirst:
 		ply = 0
-	case ActionBack:
+	case customid.ActionBack:
 		ply--
-	case ActionNext:
+	case customid.ActionNext:
 		ply++
-	case ActionLast:
+	case customid.ActionLast:
 		ply = len(g.Moves)
 	}
 	ply = max(0, min(ply, len(g.Moves)))

@@ -11,6 +11,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -19,15 +22,15 @@ import (
 // requests, and shutdown stops the listener first, then lets the
 // interactions in flight finish.
 func ExampleNewEndpoint() {
-	serve := func(ctx context.Context, ses *discordgo.Session, store *persistence.Store, cat *bot.Catalog,
-		signer *bot.Signer, pub ed25519.PublicKey, log *slog.Logger) error {
-		metrics := bot.NewMetrics(bot.NewRegistry())
-		b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(ses), Store: store, Levels: ai.NewRegistry(),
+	serve := func(ctx context.Context, ses *discordgo.Session, store *persistence.Store, cat *i18n.Catalog,
+		signer *customid.Signer, pub ed25519.PublicKey, log *slog.Logger) error {
+		metrics := bot.NewMetrics(bot.NewMetricRegistry())
+		b, err := bot.New(bot.Deps{Discord: httpmode.NewInlineDiscord(ses), Store: store, Levels: ai.NewRegistry(),
 			Catalog: cat, Signer: signer, Logger: log, AppID: "123"}, bot.Options{Metrics: metrics})
 		if err != nil {
 			return err
 		}
-		ep, err := bot.NewEndpoint(b, pub, bot.EndpointOptions{Metrics: metrics})
+		ep, err := httpmode.NewEndpoint(b, b.Inline(), pub, httpmode.EndpointOptions{Metrics: metrics})
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,10 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -29,7 +32,7 @@ import (
 // session, Bot, Endpoint and listener.
 type httpProc struct {
 	bot      *bot.Bot
-	endpoint *bot.Endpoint
+	endpoint *httpmode.Endpoint
 	metrics  *bot.Metrics
 	url      string
 }
@@ -49,7 +52,7 @@ func (p *httpProc) served(t *testing.T) int {
 // newHTTPE2E starts n bot processes in HTTP interactions mode on one
 // private redis-server and one fake Discord, which delivers to the first.
 // The returned e2e acts through the fake as the gateway tests do.
-func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo bot.EndpointOptions) (*e2e, []*httpProc) {
+func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo httpmode.EndpointOptions) (*e2e, []*httpProc) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
@@ -81,7 +84,7 @@ func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo bot.EndpointOptions) (
 // startHTTPProc starts bot process k in HTTP interactions mode on a new
 // Store against e's redis-server, verified by the fake as Discord would,
 // and returns it with its Store. The fake still delivers wherever it did.
-func (e *e2e) startHTTPProc(k int, opts bot.Options, eo bot.EndpointOptions) (*httpProc, *persistence.Store) {
+func (e *e2e) startHTTPProc(k int, opts bot.Options, eo httpmode.EndpointOptions) (*httpProc, *persistence.Store) {
 	t := e.t
 	t.Helper()
 	store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
@@ -92,18 +95,18 @@ func (e *e2e) startHTTPProc(k int, opts bot.Options, eo bot.EndpointOptions) (*h
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
 	p := &httpProc{metrics: opts.Metrics}
 	if p.metrics == nil {
-		p.metrics = bot.NewMetrics(bot.NewRegistry())
+		p.metrics = bot.NewMetrics(bot.NewMetricRegistry())
 	}
 	opts.Metrics = p.metrics
 	levels := ai.NewRegistry()
 	p.metrics.InstrumentLevels(levels, time.Now)
-	p.bot, err = bot.New(bot.Deps{Discord: bot.NewInlineDiscord(ses), Store: store, Levels: levels,
+	p.bot, err = bot.New(bot.Deps{Discord: httpmode.NewInlineDiscord(ses), Store: store, Levels: levels,
 		Catalog: e.cat, Signer: e.signer, Logger: log, AppID: e.srv.AppID()}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eo.Metrics = p.metrics
-	p.endpoint, err = bot.NewEndpoint(p.bot, e.srv.PublicKey(), eo)
+	p.endpoint, err = httpmode.NewEndpoint(p.bot, p.bot.Inline(), e.srv.PublicKey(), eo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +185,7 @@ func scrape(t *testing.T, p *httpProc) []sample {
 // interactions mode: every first response is the HTTP answer.
 func TestHTTPVsAI(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(1, 2))}, bot.EndpointOptions{})
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(1, 2))}, httpmode.EndpointOptions{})
 	end := playVsAI(e, "perfect", func() {})
 	if end.Status != persistence.StatusFinished || end.Result == game.XWins {
 		t.Fatalf("game ended %s with %q, want a draw or a loss against perfect", end.Status, end.Result)
@@ -221,7 +224,7 @@ func TestHTTPVsAI(t *testing.T) {
 // on two Stores on one redis, behind two endpoints), alternating.
 func TestHTTPTwoProcesses(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 2, bot.Options{Rand: mrand.New(mrand.NewPCG(5, 6))}, bot.EndpointOptions{})
+	e, procs := newHTTPE2E(t, 2, bot.Options{Rand: mrand.New(mrand.NewPCG(5, 6))}, httpmode.EndpointOptions{})
 	n := 0
 	end := playVsAI(e, "minimax", func() {
 		e.srv.SetInteractionsURL(procs[n%2].url)
@@ -247,7 +250,7 @@ func TestHTTPTwoProcesses(t *testing.T) {
 // AnswerWithin; its answer then arrives as an edit.
 func TestHTTPDeferred(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 1, bot.Options{}, bot.EndpointOptions{AnswerWithin: time.Nanosecond})
+	e, procs := newHTTPE2E(t, 1, bot.Options{}, httpmode.EndpointOptions{AnswerWithin: time.Nanosecond})
 	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
 		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
 	if err != nil {
@@ -282,16 +285,16 @@ func TestEndpointRefuses(t *testing.T) {
 	}
 	_, other, _ := ed25519.GenerateKey(rand.Reader)
 	now := time.Unix(1_800_000_000, 0)
-	cat, _ := bot.NewCatalog()
-	signer, _ := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	cat, _ := i18n.NewCatalog()
+	signer, _ := customid.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
 	// A Store on a Redis that is never reached: nothing here gets that far.
 	store := persistence.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), persistence.Options{})
-	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
+	b, err := bot.New(bot.Deps{Discord: httpmode.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
 		Catalog: cat, Signer: signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := bot.NewEndpoint(b, pub, bot.EndpointOptions{Now: func() time.Time { return now }, MaxBody: 4096})
+	ep, err := httpmode.NewEndpoint(b, b.Inline(), pub, httpmode.EndpointOptions{Now: func() time.Time { return now }, MaxBody: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,8 +325,8 @@ func TestEndpointRefuses(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			req := httptest.NewRequest(tt.method, "/interactions", bytes.NewReader(tt.body))
-			req.Header.Set(bot.HeaderTimestamp, tt.ts)
-			req.Header.Set(bot.HeaderSignature, tt.sig)
+			req.Header.Set(httpmode.HeaderTimestamp, tt.ts)
+			req.Header.Set(httpmode.HeaderSignature, tt.sig)
 			rec := httptest.NewRecorder()
 			ep.ServeHTTP(rec, req)
 			if rec.Code != tt.status {
@@ -340,13 +343,13 @@ func TestEndpointRefuses(t *testing.T) {
 // Discord's endpoint verification, and NewEndpoint's checks.
 func TestEndpointStaleClock(t *testing.T) {
 	t.Parallel()
-	e, _ := newHTTPE2E(t, 1, bot.Options{}, bot.EndpointOptions{})
-	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: e.store, Levels: ai.NewRegistry(),
+	e, _ := newHTTPE2E(t, 1, bot.Options{}, httpmode.EndpointOptions{})
+	b, err := bot.New(bot.Deps{Discord: httpmode.NewInlineDiscord(&stubDiscord{}), Store: e.store, Levels: ai.NewRegistry(),
 		Catalog: e.cat, Signer: e.signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	late, err := bot.NewEndpoint(b, e.srv.PublicKey(), bot.EndpointOptions{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	late, err := httpmode.NewEndpoint(b, b.Inline(), e.srv.PublicKey(), httpmode.EndpointOptions{Now: func() time.Time { return time.Now().Add(time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,18 +358,18 @@ func TestEndpointStaleClock(t *testing.T) {
 	if err := e.srv.VerifyEndpoint(e.ctx, hs.URL); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("an endpoint an hour ahead passed verification: %v", err)
 	}
-	if _, err := bot.NewEndpoint(e.bot, e.srv.PublicKey()[:8], bot.EndpointOptions{}); err == nil {
+	if _, err := httpmode.NewEndpoint(e.bot, e.bot.Inline(), e.srv.PublicKey()[:8], httpmode.EndpointOptions{}); err == nil {
 		t.Error("a short public key was accepted")
 	}
 	gw, _ := bot.New(bot.Deps{Discord: &stubDiscord{}, Store: e.store, Levels: ai.NewRegistry(),
 		Catalog: e.cat, Signer: e.signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
-	if _, err := bot.NewEndpoint(gw, e.srv.PublicKey(), bot.EndpointOptions{}); err == nil {
+	if _, err := httpmode.NewEndpoint(gw, gw.Inline(), e.srv.PublicKey(), httpmode.EndpointOptions{}); err == nil {
 		t.Error("a Bot without an InlineDiscord was accepted")
 	}
-	if _, err := bot.ParsePublicKey(e.srv.PublicKeyHex()); err != nil {
+	if _, err := httpmode.ParsePublicKey(e.srv.PublicKeyHex()); err != nil {
 		t.Errorf("ParsePublicKey: %v", err)
 	}
-	if _, err := bot.ParsePublicKey("abc"); err == nil {
+	if _, err := httpmode.ParsePublicKey("abc"); err == nil {
 		t.Error("ParsePublicKey accepted abc")
 	}
 }
@@ -376,7 +379,7 @@ func TestEndpointStaleClock(t *testing.T) {
 // requests are refused.
 func TestHTTPShutdownDrains(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(3, 4)), MoveTimeout: 50 * time.Millisecond}, bot.EndpointOptions{})
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(3, 4)), MoveTimeout: 50 * time.Millisecond}, httpmode.EndpointOptions{})
 	r, d := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 		fakediscord.Option{Name: "first", Value: "ai"}, fakediscord.Option{Name: "time-ms", Value: 300})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) {
@@ -410,15 +413,15 @@ func FuzzEndpoint(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	cat, _ := bot.NewCatalog()
-	signer, _ := bot.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
+	cat, _ := i18n.NewCatalog()
+	signer, _ := customid.NewSigner([]byte("e2e-custom-id-key-0123456789abcd"))
 	store := persistence.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), persistence.Options{})
-	b, err := bot.New(bot.Deps{Discord: bot.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
+	b, err := bot.New(bot.Deps{Discord: httpmode.NewInlineDiscord(&stubDiscord{}), Store: store, Levels: ai.NewRegistry(),
 		Catalog: cat, Signer: signer, Logger: slog.New(slog.DiscardHandler), AppID: "1"}, bot.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	ep, err := bot.NewEndpoint(b, pub, bot.EndpointOptions{MaxBody: 1024})
+	ep, err := httpmode.NewEndpoint(b, b.Inline(), pub, httpmode.EndpointOptions{MaxBody: 1024})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -426,8 +429,8 @@ func FuzzEndpoint(f *testing.F) {
 	f.Add([]byte(`{"type":2,"id":"5"}`), "x", "zz")
 	f.Fuzz(func(t *testing.T, body []byte, ts, sig string) {
 		req := httptest.NewRequest("POST", "/", bytes.NewReader(body))
-		req.Header.Set(bot.HeaderTimestamp, ts)
-		req.Header.Set(bot.HeaderSignature, sig)
+		req.Header.Set(httpmode.HeaderTimestamp, ts)
+		req.Header.Set(httpmode.HeaderSignature, sig)
 		rec := httptest.NewRecorder()
 		ep.ServeHTTP(rec, req)
 		if rec.Code != 401 && rec.Code != 413 {
@@ -442,7 +445,7 @@ func FuzzEndpoint(f *testing.F) {
 // board is left as it was; the player's own click then updates it.
 func TestHTTPDeferredClick(t *testing.T) {
 	t.Parallel()
-	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(5, 6))}, bot.EndpointOptions{AnswerWithin: time.Nanosecond})
+	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(5, 6))}, httpmode.EndpointOptions{AnswerWithin: time.Nanosecond})
 	// until waits for d's response that ok accepts.
 	until := func(d *fakediscord.Delivery, what string, ok func(fakediscord.Response) bool) fakediscord.Response {
 		t.Helper()
@@ -471,7 +474,7 @@ func TestHTTPDeferredClick(t *testing.T) {
 		t.Fatalf("the stranger's click answered type %d first; want a deferred update", rc.Type)
 	}
 	refusal := until(dc, "the refusal", func(r fakediscord.Response) bool { return r.Kind != fakediscord.KindCallback })
-	want := e.cat.Text(bot.DefaultLocale, bot.KeyNotYourGame)
+	want := e.cat.Text(i18n.DefaultLocale, bot.KeyNotYourGame)
 	if refusal.Kind != fakediscord.KindFollowup || refusal.Message == nil || !refusal.Message.Ephemeral || refusal.Message.Content != want {
 		t.Fatalf("the refusal: %s %+v; want a private follow-up %q", refusal.Kind, refusal.Message, want)
 	}

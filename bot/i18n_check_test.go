@@ -9,9 +9,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/i18n"
 )
 
-// TestCatalogCheck is the catalog check over every locale. NewCatalog
+// TestCatalogCheck is the catalog check over every locale. i18n.NewCatalog
 // already refuses missing or extra keys, other placeholders and plural
 // forms that are not the language's; this adds what a translator can get
 // wrong while the data still loads:
@@ -34,12 +36,12 @@ import (
 //     example names (#games, @Players).
 func TestCatalogCheck(t *testing.T) {
 	c := testCatalog(t)
-	want := DiscordLocales()
+	want := i18n.DiscordLocales()
 	slices.SortFunc(want, func(a, b discordgo.Locale) int {
 		switch {
-		case a == DefaultLocale:
+		case a == i18n.DefaultLocale:
 			return -1
-		case b == DefaultLocale:
+		case b == i18n.DefaultLocale:
 			return 1
 		}
 		return strings.Compare(string(a), string(b))
@@ -47,7 +49,7 @@ func TestCatalogCheck(t *testing.T) {
 	if got := c.Locales(); !slices.Equal(got, want) {
 		t.Errorf("locales %v, want Discord's %d: %v", got, len(want), want)
 	}
-	terms := c.Glossary(DefaultLocale)
+	terms := c.Glossary(i18n.DefaultLocale)
 	if len(terms) < 20 {
 		t.Fatalf("en-US has %d glossary terms; want the game's terms", len(terms))
 	}
@@ -57,7 +59,7 @@ func TestCatalogCheck(t *testing.T) {
 				t.Errorf("$note is %d characters: say how the locale was translated and checked", n)
 			}
 			g := c.Glossary(loc)
-			for _, term := range sortedKeys(terms) {
+			for _, term := range slices.Sorted(maps.Keys(terms)) {
 				if strings.TrimSpace(g[term]) == "" {
 					t.Errorf("$glossary has no word for %q", term)
 				}
@@ -76,9 +78,9 @@ func TestCatalogCheck(t *testing.T) {
 // checkUntranslated: a text that is the same as the English one (or, in a
 // locale that falls back, as its fallback's, which it then need not write)
 // is intentional only if "$same" lists it.
-func checkUntranslated(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkUntranslated(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
-	if loc == DefaultLocale {
+	if loc == i18n.DefaultLocale {
 		return
 	}
 	fb := c.Fallback(loc)
@@ -90,7 +92,7 @@ func checkUntranslated(t *testing.T, c *Catalog, loc discordgo.Locale) {
 		if fb != "" && maps.Equal(forms, c.Forms(fb, key)) {
 			t.Errorf("%q repeats %s's text; leave it out and the fallback reads it", key, string(fb))
 		}
-		same := sameTexts(forms, c.Forms(DefaultLocale, key))
+		same := sameTexts(forms, c.Forms(i18n.DefaultLocale, key))
 		switch {
 		case same && !c.Intentional(loc, key):
 			t.Errorf("%q is the English text %q: translate it, or list it in $same if that is right", key, forms["other"])
@@ -113,7 +115,7 @@ func sameTexts(a, b map[string]string) bool {
 // checkNames: command and option names follow Discord's naming rules and
 // no two commands, or two options, share a name in one locale. (The
 // registered commands are checked level by level in TestCommandsValid.)
-func checkNames(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkNames(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
 	seen := map[string]string{}
 	for _, key := range c.Keys() {
@@ -134,7 +136,7 @@ func checkNames(t *testing.T, c *Catalog, loc discordgo.Locale) {
 
 // worst are the longest realistic values of placeholders; any other gets
 // 32 characters, as long as a Discord name or an 18-digit mention.
-func worst(c *Catalog, loc discordgo.Locale) map[string]string {
+func worst(c *i18n.Catalog, loc discordgo.Locale) map[string]string {
 	long := func(prefix string) string {
 		var best string
 		for _, k := range c.Keys() {
@@ -158,7 +160,7 @@ func worst(c *Catalog, loc discordgo.Locale) map[string]string {
 		"boards":   strings.Join(boards, " · "),
 		"channels": channels,
 		"levels":   strings.Join(levels, ", "),
-		"locales":  strings.Join(slicesOf(DiscordLocales()), ", "),
+		"locales":  strings.Join(slicesOf(i18n.DiscordLocales()), ", "),
 		"moves":    cells,
 		"stage":    long("retrain.stage."),
 		"setting":  long("setting."),
@@ -201,20 +203,20 @@ func keyLimit(key string) int {
 
 // checkLengths renders every form of every text with the worst values and
 // holds it to its limit.
-func checkLengths(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkLengths(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
 	vals := worst(c, loc)
 	for _, key := range c.Keys() {
 		for form, text := range c.Forms(loc, key) {
 			var vars []string
-			for _, p := range Placeholders(text) {
+			for _, p := range i18n.Placeholders(text) {
 				v, ok := vals[p]
 				if !ok {
 					v = strings.Repeat("w", 32)
 				}
 				vars = append(vars, p, v)
 			}
-			if n, limit := utf8.RuneCountInString(fill(text, vars)), keyLimit(key); n > limit {
+			if n, limit := utf8.RuneCountInString(i18n.Fill(text, vars)), keyLimit(key); n > limit {
 				t.Errorf("%q (%s) is %d characters with the longest values; Discord shows %d there", key, form, n, limit)
 			}
 		}
@@ -227,12 +229,12 @@ var commandMention = regexp.MustCompile("/ttt(?:-admin)? ([^\\s`.,;:!?()\"“”
 // checkMentions: the subcommands a text names are the ones the English
 // text names, each by the locale's own name for it, so that what the text
 // says is what the reader's client offers.
-func checkMentions(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkMentions(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
 	byEnglish := map[string]string{} // English name -> the locale's
 	for _, key := range c.Keys() {
 		if strings.HasPrefix(key, "cmd.") && strings.HasSuffix(key, ".name") {
-			byEnglish[c.Text(DefaultLocale, key)] = c.Text(loc, key)
+			byEnglish[c.Text(i18n.DefaultLocale, key)] = c.Text(loc, key)
 		}
 	}
 	mentions := func(text string) []string {
@@ -245,14 +247,14 @@ func checkMentions(t *testing.T, c *Catalog, loc discordgo.Locale) {
 	}
 	for _, key := range c.Keys() {
 		var want []string
-		for _, m := range mentions(c.Text(DefaultLocale, key)) {
+		for _, m := range mentions(c.Text(i18n.DefaultLocale, key)) {
 			want = append(want, byEnglish[m])
 		}
 		slices.Sort(want)
 		for form, text := range c.Forms(loc, key) {
 			if got := mentions(text); !slices.Equal(got, want) {
 				t.Errorf("%q (%s) names the subcommands %q; the English names %q, which are %q in %s", key, form, got,
-					mentions(c.Text(DefaultLocale, key)), want, string(loc))
+					mentions(c.Text(i18n.DefaultLocale, key)), want, string(loc))
 			}
 		}
 	}
@@ -267,7 +269,7 @@ var settingTokens = []string{"on", "off", "none", "all", "default", "30s", "24h"
 // English texts about it show them.
 var startTokens = []string{"1m", "7d", "30m", "2h", "1d", "<t:1796148000>", "2026-12-01T18:00Z", "2026-12-01 19:00+01:00"}
 
-func checkTokens(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkTokens(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
 	word := func(tok string) *regexp.Regexp {
 		return regexp.MustCompile(`(^|[^\p{L}\p{N}-])` + regexp.QuoteMeta(tok) + `($|[^\p{L}\p{N}-])`)
@@ -281,7 +283,7 @@ func checkTokens(t *testing.T, c *Catalog, loc discordgo.Locale) {
 		default:
 			continue
 		}
-		en, text := c.Text(DefaultLocale, key), c.Text(loc, key)
+		en, text := c.Text(i18n.DefaultLocale, key), c.Text(loc, key)
 		for _, tok := range tokens {
 			if re := word(tok); re.MatchString(en) && !re.MatchString(text) {
 				t.Errorf("%q leaves out %q, a value the bot takes as it is written", key, tok)
@@ -332,7 +334,7 @@ var (
 // checkLatinWords: in a locale written in another script, no text has a
 // Latin word that latinWords flags. Names of commands and options, checked
 // by checkNames, and the keys "$same" lists are left out.
-func checkLatinWords(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkLatinWords(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
 	if !slices.Contains(nonLatinLocales, loc) {
 		return
@@ -383,14 +385,14 @@ var sharedExamples = map[string]string{
 // checkExampleNames: the channel and role names the English texts give as
 // examples (#games #bot-zone, @Players) are English; every other language
 // gives names in its own words, as a server of its speakers would have.
-func checkExampleNames(t *testing.T, c *Catalog, loc discordgo.Locale) {
+func checkExampleNames(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
 	if strings.HasPrefix(string(loc), "en-") {
 		return
 	}
 	for _, key := range c.Keys() {
 		for form, text := range c.Forms(loc, key) {
-			for _, name := range englishExamples(loc, c.Text(DefaultLocale, key), text) {
+			for _, name := range englishExamples(loc, c.Text(i18n.DefaultLocale, key), text) {
 				t.Errorf("%q (%s) keeps the English example name %s: use a name in the language", key, form, name)
 			}
 		}

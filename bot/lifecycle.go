@@ -92,6 +92,10 @@ func (b *Bot) track(ctx context.Context, c *call, s *persistence.Session, typ di
 			}, discordgo.WithContext(ctx))
 		}
 		if err != nil {
+			// Without its message the board cannot be edited: a sweeper
+			// posts it anew (see delivery.go), or the next click on it
+			// records it.
+			b.owe(ctx, s, s.Version, oweRetry)
 			c.warnings = append(c.warnings, fmt.Errorf("bot: read the board message of game %s: %w", s.ID, err))
 			return s
 		}
@@ -144,11 +148,37 @@ func (b *Bot) publicView(ctx context.Context, c *call, guild string, fallback di
 // editBoard edits the message that shows s (if known) to its current
 // state: the board of a game, or the challenge it still is. It is in the
 // language of s's server when the server set one, else in loc (the
-// locale it was shown in, or DefaultLocale when that is not known).
+// locale it was shown in, or i18n.DefaultLocale when that is not known).
+//
+// A board it could not show is left owed to the screen (see delivery.go),
+// and one it showed is recorded as shown.
 func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
 	if s.Message == "" {
 		return nil
 	}
+	if err := b.editMessage(withSuperseded(ctx, b.movedOn(ctx, s)), loc, s, ratings); err != nil {
+		if errors.Is(err, errSuperseded) {
+			return nil // the newer board is shown by whoever made it
+		}
+		b.owe(ctx, s, s.Version, oweRetry)
+		return err
+	}
+	b.afterDelivery(ctx, loc, s)
+	return nil
+}
+
+// movedOn returns a check of whether game s has moved on from the board
+// of it being written (more moves, or another status), for the retries
+// of that write (withSuperseded).
+func (b *Bot) movedOn(ctx context.Context, s *persistence.Session) func() bool {
+	return func() bool {
+		cur, err := b.store.Game(ctx, s.ID)
+		return err == nil && (len(cur.Moves) > len(s.Moves) || cur.Status != s.Status)
+	}
+}
+
+// editMessage is editBoard without the bookkeeping of what is on screen.
+func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
 	v, err := b.publicView(ctx, nil, s.Guild, loc)
 	if err != nil {
 		// The edit matters more than its language.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/customid"
 )
 
 // Keys of the refusals of the server's limits on live games.
@@ -58,5 +60,5 @@ func (b *Bot) joins(c *call) bool {
 		return false
 	}
 	id, err := b.signer.Decode(c.i.MessageComponentData().CustomID)
-	return err == nil && (id.Action == ActionAccept || id.Action == ActionJoin)
+	return err == nil && (id.Action == customid.ActionAccept || id.Action == customid.ActionJoin)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -43,7 +44,7 @@ func TestRenderGameLimitsGolden(t *testing.T) {
 				if !strings.Contains(d.Content, " 3 ") {
 					t.Errorf("%q does not say the limit", d.Content)
 				}
-				golden(t, tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}
@@ -75,8 +76,8 @@ func TestCheckGameLimits(t *testing.T) {
 	command := func(channel, user string) *call {
 		return &call{i: &discordgo.Interaction{Type: discordgo.InteractionApplicationCommand, GuildID: guild, ChannelID: channel}, user: user}
 	}
-	click := func(channel, user string, a Action, g persistence.GameID) *call {
-		raw, err := signer.Encode(CustomID{Action: a, Game: g})
+	click := func(channel, user string, a customid.Action, g persistence.GameID) *call {
+		raw, err := signer.Encode(customid.ID{Action: a, Game: g})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,16 +107,16 @@ func TestCheckGameLimits(t *testing.T) {
 	challenge := create("1", [2]persistence.Seat{{User: "a"}, {}}, true)
 	check(command("1", "b"), perChannel, KeyChannelGames+" count 2")
 	check(command("2", "b"), perChannel, "") // another channel
-	check(click("1", "b", ActionRematch, challenge.ID), perChannel, KeyChannelGames+" count 2")
-	check(click("1", "b", ActionJoin, challenge.ID), perChannel, "") // joining adds no game
-	check(command("1", "b"), Settings{ChannelGames: 3}, "")          // room for one more
+	check(click("1", "b", customid.ActionRematch, challenge.ID), perChannel, KeyChannelGames+" count 2")
+	check(click("1", "b", customid.ActionJoin, challenge.ID), perChannel, "") // joining adds no game
+	check(command("1", "b"), Settings{ChannelGames: 3}, "")                   // room for one more
 	check(command("1", "b"), Settings{ChannelGames: 2, UserGames: 2}, KeyChannelGames+" count 2")
 
 	// a has the challenge in 1; a second game in 2 fills a's place.
 	check(command("2", "a"), perUser, "")
 	create("2", [2]persistence.Seat{{User: "a"}, ai}, false)
 	check(command("3", "a"), perUser, KeyUserGames+" count 2")
-	check(click("1", "a", ActionJoin, challenge.ID), perUser, KeyUserGames+" count 2")
+	check(click("1", "a", customid.ActionJoin, challenge.ID), perUser, KeyUserGames+" count 2")
 	check(command("3", "b"), perUser, "")
 	// b joins a's challenge: one game for b, still two for a.
 	if _, err := store.Accept(ctx, challenge.ID, 0, "b"); err != nil {

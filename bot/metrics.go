@@ -1,284 +1,149 @@
 package bot
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
-// Registry is a small set of metrics (counters, gauges and histograms with
-// label sets) written in the Prometheus text exposition format, version
-// 0.0.4. It is safe for concurrent use; a zero Registry is not usable, make
-// one with NewRegistry.
-type Registry struct {
-	mu   sync.Mutex
-	fams []*family
+// MetricRegistry is the set of the bot's metrics: a Prometheus registry
+// (client_golang) with the Go runtime's and the process's standard
+// collectors (go_*, process_*), and small typed handles for the bot's own
+// counters, gauges and histograms with label sets. It is safe for
+// concurrent use; make one with NewMetricRegistry.
+type MetricRegistry struct {
+	prom *prometheus.Registry
 }
 
-// NewRegistry returns an empty Registry.
-func NewRegistry() *Registry { return &Registry{} }
-
-// Metric types of the text format.
-const (
-	typeCounter   = "counter"
-	typeGauge     = "gauge"
-	typeHistogram = "histogram"
-)
-
-// family is one metric name with its series, one per label value tuple.
-type family struct {
-	name, help, typ string
-	labels          []string
-	buckets         []float64      // histograms only, ascending, without +Inf
-	fn              func() float64 // gauge funcs only
-
-	mu     sync.Mutex
-	series map[string]*series // by label values joined with \xff
+// NewMetricRegistry returns a registry holding the standard Go and
+// process collectors.
+func NewMetricRegistry() *MetricRegistry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return &MetricRegistry{prom: r}
 }
 
-// series is the state of one label value tuple.
-type series struct {
-	values []string
-	value  float64  // counters and gauges
-	counts []uint64 // histograms: per bucket, not cumulative; last is +Inf
-	sum    float64
-	count  uint64
-}
+// Prometheus returns the underlying registry, to register more collectors
+// or gather from.
+func (r *MetricRegistry) Prometheus() *prometheus.Registry { return r.prom }
 
-// add registers a family; a name used twice is a programming error.
-func (r *Registry) add(f *family) *family {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, g := range r.fams {
-		if g.name == f.name {
-			panic(fmt.Sprintf("bot: metric %q registered twice", f.name))
-		}
+// register registers c; a name used twice is a programming error.
+func (r *MetricRegistry) register(name string, c prometheus.Collector) {
+	if err := r.prom.Register(c); err != nil {
+		panic(fmt.Sprintf("bot: metric %q: %v", name, err))
 	}
-	f.series = map[string]*series{}
-	r.fams = append(r.fams, f)
-	return f
-}
-
-// get returns the series of values, creating it.
-func (f *family) get(values []string) *series {
-	if len(values) != len(f.labels) {
-		panic(fmt.Sprintf("bot: metric %s takes %d label values, got %d", f.name, len(f.labels), len(values)))
-	}
-	key := strings.Join(values, "\xff")
-	s, ok := f.series[key]
-	if !ok {
-		s = &series{values: slices.Clone(values)}
-		if f.typ == typeHistogram {
-			s.counts = make([]uint64, len(f.buckets)+1)
-		}
-		f.series[key] = s
-	}
-	return s
 }
 
 // Counter is a counter family: a value per label tuple that only goes up.
-type Counter struct{ f *family }
+type Counter struct{ v *prometheus.CounterVec }
 
 // Counter registers a counter; its name should end in _total.
-func (r *Registry) Counter(name, help string, labels ...string) *Counter {
-	return &Counter{r.add(&family{name: name, help: help, typ: typeCounter, labels: labels})}
+func (r *MetricRegistry) Counter(name, help string, labels ...string) *Counter {
+	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	r.register(name, v)
+	return &Counter{v}
 }
 
-// Add adds v (>= 0) to the series of the label values.
+// Add adds v (>= 0; a negative v is ignored) to the series of the label
+// values.
 func (c *Counter) Add(v float64, values ...string) {
 	if v < 0 {
 		return
 	}
-	c.f.mu.Lock()
-	c.f.get(values).value += v
-	c.f.mu.Unlock()
+	c.v.WithLabelValues(values...).Add(v)
 }
 
 // Inc adds 1 to the series of the label values.
-func (c *Counter) Inc(values ...string) { c.Add(1, values...) }
+func (c *Counter) Inc(values ...string) { c.v.WithLabelValues(values...).Inc() }
 
 // Gauge is a gauge family: a value per label tuple that goes up and down.
-type Gauge struct{ f *family }
+type Gauge struct{ v *prometheus.GaugeVec }
 
 // Gauge registers a gauge.
-func (r *Registry) Gauge(name, help string, labels ...string) *Gauge {
-	return &Gauge{r.add(&family{name: name, help: help, typ: typeGauge, labels: labels})}
+func (r *MetricRegistry) Gauge(name, help string, labels ...string) *Gauge {
+	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	r.register(name, v)
+	return &Gauge{v}
 }
 
 // Set sets the series of the label values to v.
-func (g *Gauge) Set(v float64, values ...string) {
-	g.f.mu.Lock()
-	g.f.get(values).value = v
-	g.f.mu.Unlock()
-}
+func (g *Gauge) Set(v float64, values ...string) { g.v.WithLabelValues(values...).Set(v) }
 
 // Add adds v (which may be negative) to the series of the label values.
-func (g *Gauge) Add(v float64, values ...string) {
-	g.f.mu.Lock()
-	g.f.get(values).value += v
-	g.f.mu.Unlock()
-}
+func (g *Gauge) Add(v float64, values ...string) { g.v.WithLabelValues(values...).Add(v) }
 
 // GaugeFunc registers an unlabelled gauge whose value is read from fn at
 // every scrape; fn must be fast and safe for concurrent use.
-func (r *Registry) GaugeFunc(name, help string, fn func() float64) {
-	r.add(&family{name: name, help: help, typ: typeGauge, fn: fn})
+func (r *MetricRegistry) GaugeFunc(name, help string, fn func() float64) {
+	r.register(name, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
 // Histogram is a histogram family: observations counted in buckets, with
 // their sum and count, per label tuple.
-type Histogram struct{ f *family }
+type Histogram struct{ v *prometheus.HistogramVec }
 
 // Histogram registers a histogram with the given upper bounds (sorted and
 // deduplicated here; +Inf is implicit).
-func (r *Registry) Histogram(name, help string, buckets []float64, labels ...string) *Histogram {
+func (r *MetricRegistry) Histogram(name, help string, buckets []float64, labels ...string) *Histogram {
 	b := slices.Clone(buckets)
 	slices.Sort(b)
 	b = slices.Compact(b)
 	if n := len(b); n > 0 && math.IsInf(b[n-1], 1) {
 		b = b[:n-1]
 	}
-	return &Histogram{r.add(&family{name: name, help: help, typ: typeHistogram, labels: labels, buckets: b})}
+	v := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: b}, labels)
+	r.register(name, v)
+	return &Histogram{v}
 }
 
 // Observe records v in the series of the label values.
-func (h *Histogram) Observe(v float64, values ...string) {
-	i, _ := slices.BinarySearch(h.f.buckets, v) // first bound >= v
-	h.f.mu.Lock()
-	s := h.f.get(values)
-	s.counts[i]++
-	s.sum += v
-	s.count++
-	h.f.mu.Unlock()
-}
+func (h *Histogram) Observe(v float64, values ...string) { h.v.WithLabelValues(values...).Observe(v) }
 
-// WriteTo writes every metric in the text exposition format, families in
-// registration order and series sorted by label values.
-func (r *Registry) WriteTo(w io.Writer) (int64, error) {
-	r.mu.Lock()
-	fams := slices.Clone(r.fams)
-	r.mu.Unlock()
-	cw := &countWriter{w: bufio.NewWriter(w)}
-	for _, f := range fams {
-		f.write(cw)
-	}
-	if cw.err == nil {
-		cw.err = cw.w.Flush()
-	}
-	return cw.n, cw.err
-}
-
-// ContentType is the media type of WriteTo's output.
+// ContentType is the media type of WriteTo's output: the text format.
 const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-// ServeHTTP answers a scrape with WriteTo's output.
-func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+// WriteTo writes every metric in the text exposition format (families
+// sorted by name, as Prometheus gathers them).
+func (r *MetricRegistry) WriteTo(w io.Writer) (int64, error) {
+	mfs, err := r.prom.Gather()
+	if err != nil {
+		return 0, err
+	}
+	cw := &countWriter{w: w}
+	enc := expfmt.NewEncoder(cw, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			return cw.n, err
+		}
+	}
+	return cw.n, nil
+}
+
+// ServeHTTP answers a scrape (GET or HEAD) with promhttp.
+func (r *MetricRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	w.Header().Set("Content-Type", ContentType)
-	_, _ = r.WriteTo(w) // a scraper that hung up has nothing to be told
+	promhttp.HandlerFor(r.prom, promhttp.HandlerOpts{}).ServeHTTP(w, req)
 }
 
-// write writes one family.
-func (f *family) write(w *countWriter) {
-	w.printf("# HELP %s %s\n# TYPE %s %s\n", f.name, escapeHelp(f.help), f.name, f.typ)
-	if f.fn != nil {
-		w.printf("%s %s\n", f.name, formatFloat(f.fn()))
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	keys := make([]string, 0, len(f.series))
-	for k := range f.series {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		s := f.series[k]
-		if f.typ != typeHistogram {
-			w.printf("%s%s %s\n", f.name, labelText(f.labels, s.values, "", ""), formatFloat(s.value))
-			continue
-		}
-		var cum uint64
-		for i, c := range s.counts {
-			cum += c
-			le := "+Inf"
-			if i < len(f.buckets) {
-				le = formatFloat(f.buckets[i])
-			}
-			w.printf("%s_bucket%s %d\n", f.name, labelText(f.labels, s.values, "le", le), cum)
-		}
-		lt := labelText(f.labels, s.values, "", "")
-		w.printf("%s_sum%s %s\n%s_count%s %d\n", f.name, lt, formatFloat(s.sum), f.name, lt, s.count)
-	}
-}
-
-// labelText renders {a="x",b="y"} with an extra label if name is set, or ""
-// when there are no labels.
-func labelText(names, values []string, extra, extraValue string) string {
-	if len(names) == 0 && extra == "" {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, n := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%s=\"%s\"", n, escapeLabel(values[i]))
-	}
-	if extra != "" {
-		if len(names) > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%s=\"%s\"", extra, escapeLabel(extraValue))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-var (
-	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
-	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
-)
-
-func escapeHelp(s string) string  { return helpEscaper.Replace(s) }
-func escapeLabel(s string) string { return labelEscaper.Replace(s) }
-
-// formatFloat formats v as the text format wants it.
-func formatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case math.IsNaN(v):
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// countWriter counts bytes and keeps the first error.
+// countWriter counts the bytes written.
 type countWriter struct {
-	w   *bufio.Writer
-	n   int64
-	err error
+	w io.Writer
+	n int64
 }
 
-func (c *countWriter) printf(format string, a ...any) {
-	if c.err != nil {
-		return
-	}
-	n, err := fmt.Fprintf(c.w, format, a...)
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
 	c.n += int64(n)
-	c.err = err
+	return n, err
 }

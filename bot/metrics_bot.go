@@ -2,15 +2,14 @@ package bot
 
 import (
 	"context"
-	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Outcomes of an interaction, the outcome label of ttt_interactions_total.
@@ -28,10 +27,10 @@ func latencyBuckets() []float64 {
 	return []float64{.005, .01, .025, .05, .1, .25, .5, 1, 1.5, 2, 3, 5, 10, 30}
 }
 
-// Metrics are the bot's metrics, registered in one Registry. A nil
+// Metrics are the bot's metrics, registered in one MetricRegistry. A nil
 // *Metrics records nothing, so a Bot without metrics pays nothing.
 type Metrics struct {
-	reg          *Registry
+	reg          *MetricRegistry
 	interactions *Counter
 	latency      *Histogram
 	inFlight     *Gauge
@@ -44,6 +43,9 @@ type Metrics struct {
 	shrunk       *Counter
 	shedTotal    *Counter
 	giveUps      *Counter
+	retries      *Counter
+	deliveries   *Counter
+	backlog      *Gauge
 	// pool is the AI queue the gauges read (watchPool); nil until a Bot
 	// is built.
 	pool atomic.Pointer[sched.Pool]
@@ -63,11 +65,14 @@ type Metrics struct {
 //	ttt_ai_budget_shrunk_total{level}             AI moves made on a shrunk budget
 //	ttt_ai_shed_total{kind}                       heavy work refused as busy
 //	ttt_discord_write_giveups_total{route}        writes to Discord given up after retries
+//	ttt_discord_write_retries_total{route}        writes to Discord made again after a 5xx or reset
+//	ttt_board_deliveries_total{outcome}           owed boards shown late, given up, clocks restarted
+//	ttt_boards_undelivered                        games whose board may not be on screen, all processes
 //	ttt_ai_workers, ttt_ai_workers_busy           the AI queue's workers
 //	ttt_ai_queue_length, ttt_ai_queue_reserved    AI work waiting, games admitted
-//	go_goroutines, go_memstats_heap_inuse_bytes,
+//	go_*, process_* (the standard collectors),
 //	go_gc_heap_live_bytes                         the process
-func NewMetrics(reg *Registry) *Metrics {
+func NewMetrics(reg *MetricRegistry) *Metrics {
 	m := newMetrics(reg)
 	stat := func(f func(sched.Stats) float64) func() float64 {
 		return func() float64 {
@@ -82,23 +87,10 @@ func NewMetrics(reg *Registry) *Metrics {
 	reg.GaugeFunc("ttt_ai_workers_busy", "Workers of the AI queue running a job now.", stat(func(s sched.Stats) float64 { return float64(s.Running) }))
 	reg.GaugeFunc("ttt_ai_queue_length", "AI work waiting for a worker, all classes.", stat(func(s sched.Stats) float64 { return float64(s.Waiting()) }))
 	reg.GaugeFunc("ttt_ai_queue_reserved", "New heavy games admitted whose first AI move is not queued yet.", stat(func(s sched.Stats) float64 { return float64(s.Reserved) }))
-	reg.GaugeFunc("go_goroutines", "Goroutines that currently exist.", func() float64 { return float64(runtime.NumGoroutine()) })
-	reg.GaugeFunc("go_memstats_heap_inuse_bytes", "Bytes in in-use heap spans.", heapInUse)
+	// go_goroutines and go_memstats_heap_inuse_bytes come from the Go
+	// collector of the registry.
 	reg.GaugeFunc("go_gc_heap_live_bytes", "Heap bytes marked live by the last garbage collection.", heapLive)
 	return m
-}
-
-// heapInUse reads the heap's in-use bytes without stopping the world.
-func heapInUse() float64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	metrics.Read(s)
-	var n float64
-	for _, v := range s {
-		if v.Value.Kind() == metrics.KindUint64 {
-			n += float64(v.Value.Uint64())
-		}
-	}
-	return n
 }
 
 // heapLive reads the heap the last collection found live: unlike
@@ -113,7 +105,7 @@ func heapLive() float64 {
 }
 
 // newMetrics registers the metrics that are not functions.
-func newMetrics(reg *Registry) *Metrics {
+func newMetrics(reg *MetricRegistry) *Metrics {
 	return &Metrics{
 		reg: reg,
 		interactions: reg.Counter("ttt_interactions_total",
@@ -138,6 +130,12 @@ func newMetrics(reg *Registry) *Metrics {
 			"AI moves made on a budget shrunk because the AI queue was long, by level.", "level"),
 		giveUps: reg.Counter("ttt_discord_write_giveups_total",
 			"Writes to Discord (board edits, posts) given up on after retrying a 5xx or a lost connection, by route (channel_message_edit, channel_message_post, interaction_original).", "route"),
+		retries: reg.Counter("ttt_discord_write_retries_total",
+			"Attempts of writes to Discord made again after a 5xx or a lost connection, by route.", "route"),
+		deliveries: reg.Counter("ttt_board_deliveries_total",
+			"Boards owed to the screen (a write given up on, a process stopped) by what became of them: shown by a sweeper (shown), given up because the game or channel is gone or Discord refused (given_up), shown late so the turn's clock started again (clock_restarted).", "outcome"),
+		backlog: reg.Gauge("ttt_boards_undelivered",
+			"Games whose board may not be on screen yet (owed to the screen), in the shared Redis, as last counted."),
 		shedTotal: reg.Counter("ttt_ai_shed_total",
 			"Heavy work refused with a busy answer because the AI queue was long, by kind (game, review, hint, puzzle, duel).", "kind"),
 	}
@@ -183,8 +181,48 @@ func (m *Metrics) discordGiveUp(route string) {
 	m.giveUps.Inc(route)
 }
 
-// Registry returns the Registry the metrics live in.
-func (m *Metrics) Registry() *Registry { return m.reg }
+// discordRetried counts again attempts of a write to Discord on route.
+func (m *Metrics) discordRetried(route string, again int) {
+	if m == nil {
+		return
+	}
+	m.retries.Add(float64(again), route)
+}
+
+// deliveryDone counts an owed board shown by a sweeper.
+func (m *Metrics) deliveryDone() {
+	if m == nil {
+		return
+	}
+	m.deliveries.Inc("shown")
+}
+
+// deliveryGivenUp counts an owed board given up.
+func (m *Metrics) deliveryGivenUp() {
+	if m == nil {
+		return
+	}
+	m.deliveries.Inc("given_up")
+}
+
+// deliveryLate counts a board shown late whose turn started again.
+func (m *Metrics) deliveryLate() {
+	if m == nil {
+		return
+	}
+	m.deliveries.Inc("clock_restarted")
+}
+
+// undelivered records the backlog of owed boards.
+func (m *Metrics) undelivered(n int64) {
+	if m == nil {
+		return
+	}
+	m.backlog.Set(float64(n))
+}
+
+// Registry returns the MetricRegistry the metrics live in.
+func (m *Metrics) Registry() *MetricRegistry { return m.reg }
 
 // begin counts an interaction in flight and returns the function that
 // records its end.
@@ -200,8 +238,9 @@ func (m *Metrics) begin(typ string, start time.Time, now func() time.Time) func(
 	}
 }
 
-// httpAnswer records one answer of the interactions endpoint.
-func (m *Metrics) httpAnswer(status int, response string, elapsed time.Duration) {
+// HTTPAnswer records one answer of the interactions endpoint
+// (httpmode.AnswerCounter).
+func (m *Metrics) HTTPAnswer(status int, response string, elapsed time.Duration) {
 	if m == nil {
 		return
 	}

@@ -19,7 +19,7 @@ func TestCountDiscordCalls(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	c := bot.CountDiscordCalls(&http.Client{}, reg)
 	for _, tt := range []struct{ method, path string }{
 		{"POST", "/api/v10/interactions/1/tok/callback"},
@@ -46,18 +46,19 @@ func TestCountDiscordCalls(t *testing.T) {
 	if _, err := reg.WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		`ttt_discord_requests_total{route="interaction_callback",method="POST",outcome="ok"} 1`,
-		`ttt_discord_requests_total{route="interaction_original",method="PATCH",outcome="ok"} 1`,
-		`ttt_discord_requests_total{route="followup",method="POST",outcome="ok"} 1`,
-		`ttt_discord_requests_total{route="channel_message",method="PATCH",outcome="5xx"} 1`,
-		`ttt_discord_requests_total{route="channel_message",method="POST",outcome="429"} 1`,
-		`ttt_discord_requests_total{route="commands",method="PUT",outcome="ok"} 1`,
-		`ttt_discord_requests_total{route="other",method="GET",outcome="ok"} 1`,
-		`ttt_discord_requests_total{route="channel_message",method="PATCH",outcome="error"} 1`,
+	samples, _ := parseExposition(t, b.String())
+	for _, want := range [][3]string{
+		{"interaction_callback", "POST", "ok"},
+		{"interaction_original", "PATCH", "ok"},
+		{"followup", "POST", "ok"},
+		{"channel_message", "PATCH", "5xx"},
+		{"channel_message", "POST", "429"},
+		{"commands", "PUT", "ok"},
+		{"other", "GET", "ok"},
+		{"channel_message", "PATCH", "error"},
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("metrics lack %s:\n%s", want, b.String())
+		if v, ok := find(samples, "ttt_discord_requests_total", "route", want[0], "method", want[1], "outcome", want[2]); !ok || v != 1 {
+			t.Errorf("ttt_discord_requests_total%v = %v (present %v), want 1:\n%s", want, v, ok, b.String())
 		}
 	}
 	if strings.Contains(b.String(), "tok") {

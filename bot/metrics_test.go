@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,7 +28,7 @@ type sample struct {
 
 var (
 	reHelp   = regexp.MustCompile(`^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$`)
-	reType   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$`)
+	reType   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$`)
 	reSample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$`)
 	reLabel  = regexp.MustCompile(`^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)`)
 )
@@ -61,7 +60,7 @@ func parseExposition(t *testing.T, text string) ([]sample, map[string]string) {
 			t.Fatalf("line %d: not a HELP, TYPE or sample: %q", n, line)
 		}
 		name := m[1]
-		if base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count"); name != family && !(types[family] == "histogram" && base == family) {
+		if base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count"); name != family && !((types[family] == "histogram" || types[family] == "summary") && base == family) {
 			t.Fatalf("line %d: sample %s outside its family %s", n, name, family)
 		}
 		labels := map[string]string{}
@@ -107,8 +106,8 @@ next:
 	return 0, false
 }
 
-func TestRegistryExposition(t *testing.T) {
-	reg := bot.NewRegistry()
+func TestMetricRegistryExposition(t *testing.T) {
+	reg := bot.NewMetricRegistry()
 	c := reg.Counter("x_total", "Things.\nWith a second line and a \\.", "kind", "outcome")
 	g := reg.Gauge("x_in_flight", "Now.")
 	reg.GaugeFunc("x_answer", "Always 42.", func() float64 { return 42 })
@@ -132,8 +131,11 @@ func TestRegistryExposition(t *testing.T) {
 		t.Fatalf("WriteTo = %d, %v; wrote %d bytes", n, err, b.Len())
 	}
 	samples, types := parseExposition(t, b.String())
+	// A family without a series (x_unused_total) is not exposed, as
+	// client_golang does; the standard collectors' families are.
 	want := map[string]string{"x_total": "counter", "x_in_flight": "gauge", "x_answer": "gauge",
-		"x_seconds": "histogram", "x_unused_total": "counter"}
+		"x_seconds": "histogram", "go_goroutines": "gauge", "go_memstats_heap_inuse_bytes": "gauge",
+		"process_resident_memory_bytes": "gauge"}
 	for name, typ := range want {
 		if types[name] != typ {
 			t.Errorf("type of %s = %q, want %q", name, types[name], typ)
@@ -169,8 +171,8 @@ func TestRegistryExposition(t *testing.T) {
 	}
 }
 
-func TestRegistryServeHTTP(t *testing.T) {
-	reg := bot.NewRegistry()
+func TestMetricRegistryServeHTTP(t *testing.T) {
+	reg := bot.NewMetricRegistry()
 	bot.NewMetrics(reg).RedisError("get")
 	for _, tt := range []struct {
 		method string
@@ -182,7 +184,7 @@ func TestRegistryServeHTTP(t *testing.T) {
 			t.Fatalf("%s /metrics = %d, want %d", tt.method, rec.Code, tt.status)
 		}
 		if tt.status == 200 {
-			if ct := rec.Header().Get("Content-Type"); ct != bot.ContentType {
+			if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
 				t.Errorf("Content-Type %q", ct)
 			}
 			samples, _ := parseExposition(t, rec.Body.String())
@@ -193,8 +195,8 @@ func TestRegistryServeHTTP(t *testing.T) {
 	}
 }
 
-func TestRegistryTwice(t *testing.T) {
-	reg := bot.NewRegistry()
+func TestMetricRegistryTwice(t *testing.T) {
+	reg := bot.NewMetricRegistry()
 	reg.Counter("a_total", "A.")
 	defer func() {
 		if recover() == nil {
@@ -205,7 +207,7 @@ func TestRegistryTwice(t *testing.T) {
 }
 
 func BenchmarkHistogramObserve(b *testing.B) {
-	h := bot.NewRegistry().Histogram("b_seconds", "B.", []float64{.001, .01, .1, 1, 10}, "level")
+	h := bot.NewMetricRegistry().Histogram("b_seconds", "B.", []float64{.001, .01, .1, 1, 10}, "level")
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			h.Observe(0.05, "perfect")
@@ -213,12 +215,19 @@ func BenchmarkHistogramObserve(b *testing.B) {
 	})
 }
 
-func ExampleRegistry() {
-	reg := bot.NewRegistry()
+func ExampleMetricRegistry() {
+	reg := bot.NewMetricRegistry()
 	moves := reg.Counter("moves_total", "Moves played, by side.", "side")
 	moves.Inc("x")
 	moves.Add(2, "o")
-	_, _ = reg.WriteTo(os.Stdout)
+	var b strings.Builder
+	_, _ = reg.WriteTo(&b)
+	// The Go runtime's and the process's families come too; show ours.
+	for line := range strings.Lines(b.String()) {
+		if strings.Contains(line, "moves_total") {
+			fmt.Print(line)
+		}
+	}
 	// Output:
 	// # HELP moves_total Moves played, by side.
 	// # TYPE moves_total counter
@@ -236,7 +245,7 @@ func FuzzLabelValue(f *testing.F) {
 		if !utf8.ValidString(v) {
 			t.Skip("label values are UTF-8")
 		}
-		reg := bot.NewRegistry()
+		reg := bot.NewMetricRegistry()
 		reg.Counter("f_total", "F.", "v").Inc(v)
 		var b strings.Builder
 		if _, err := reg.WriteTo(&b); err != nil {
@@ -253,7 +262,7 @@ func FuzzLabelValue(f *testing.F) {
 // keeps its last value when a count fails, and that the refresher stops
 // with its context.
 func TestRefreshActiveGames(t *testing.T) {
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	m := bot.NewMetrics(reg)
 	counts := []struct {
 		n   int64

@@ -38,6 +38,9 @@ func Presets() []Preset {
 	return out
 }
 
+// PresetKeys returns the rules keys of Presets, in menu order.
+func PresetKeys() []string { return presetKeys[:] }
+
 // presetRules returns the rules of a preset key and whether it is one.
 func presetRules(key string) (game.Rules, bool) {
 	for _, k := range presetKeys {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -16,6 +17,16 @@ const (
 	// other than the user who asked for it.
 	KeyNotYourConfirm = "reply.not_your_confirm"
 )
+
+// The routes of /ttt privacy and /ttt forget-me, and of forget-me's
+// confirmation (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubPrivacy), noOptions(PrivacyRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ PrivacyRequest) error { return b.privacy(ctx, c) })
+	routeCommand(commandPath(CommandName, SubForgetMe), noOptions(ForgetMeRequest{}),
+		func(b *Bot, ctx context.Context, c *call, _ ForgetMeRequest) error { return b.forgetMe(ctx, c) })
+	routeComponent(true, (*Bot).clickForgetMe, customid.ActionForgetMe)
+}
 
 // privacy tells the user, privately, what the bot keeps and for how long,
 // and how to have it deleted.
@@ -38,7 +49,7 @@ func (b *Bot) forgetMe(ctx context.Context, c *call) error {
 // report of what went (see persistence.Store.ForgetUser). The boards of
 // the games it ended are updated. A second confirmation finds nothing
 // more and says so.
-func (b *Bot) clickForgetMe(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickForgetMe(ctx context.Context, c *call, id customid.ID) error {
 	if id.Owner != c.user {
 		return &UserError{Key: KeyNotYourConfirm, Err: fmt.Errorf("bot: %s pressed the forget-me confirmation of %s", c.user, id.Owner)}
 	}
@@ -73,7 +84,7 @@ func (b *Bot) forgetServer(ctx context.Context, c *call) error {
 // clickForgetServer deletes the server's data when the moderator who
 // asked confirms, checking again that they are still a moderator here,
 // and reports what went (see persistence.Store.ForgetGuild).
-func (b *Bot) clickForgetServer(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickForgetServer(ctx context.Context, c *call, id customid.ID) error {
 	guild, _, _ := strings.Cut(string(id.Game), ".")
 	switch {
 	case id.Owner != c.user:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -66,7 +67,7 @@ func TestRenderPrivacyGolden(t *testing.T) {
 				if strings.Contains(d.Content, "[[") || strings.Contains(d.Content, "{") {
 					t.Errorf("a key or placeholder is missing: %q", d.Content)
 				}
-				golden(t, name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}
@@ -105,12 +106,12 @@ func TestRenderForgetButtons(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		d      *discordgo.InteractionResponseData
-		action Action
+		action customid.Action
 		game   persistence.GameID
 		owner  string
 	}{
-		{me, ActionForgetMe, persistence.GameID(alice + ".me"), alice},
-		{server, ActionForgetServer, "900.server", bob},
+		{me, customid.ActionForgetMe, persistence.GameID(alice + ".me"), alice},
+		{server, customid.ActionForgetServer, "900.server", bob},
 	} {
 		row := tc.d.Components[0].(discordgo.ActionsRow)
 		b := row.Components[0].(discordgo.Button)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
-	"github.com/tttbot/ttt-bot/bot/sched"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
 
 // Keys of the replies to /ttt puzzle.
@@ -35,6 +35,11 @@ const puzzleLevel = "perfect"
 
 // dayFormat is how a puzzle's day is written ("2026-11-24", UTC).
 const dayFormat = "2006-01-02"
+
+// The route of /ttt puzzle (see routes.go).
+func init() {
+	routeCommand(commandPath(CommandName, SubPuzzle), parsePuzzle, (*Bot).puzzle)
+}
 
 // puzzle starts the day's puzzle on a board: the same position for
 // everyone in the server (drawn once per day and board, from the corpus

@@ -11,6 +11,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -96,18 +98,18 @@ type RatingChange struct {
 // the same arguments give the same bytes. A Renderer is immutable and safe
 // for concurrent use.
 type Renderer struct {
-	cat    *Catalog
-	signer *Signer
+	cat    *i18n.Catalog
+	signer *customid.Signer
 }
 
 // NewRenderer returns a Renderer that writes texts from cat and signs
 // button custom IDs with signer.
-func NewRenderer(cat *Catalog, signer *Signer) *Renderer {
+func NewRenderer(cat *i18n.Catalog, signer *customid.Signer) *Renderer {
 	return &Renderer{cat: cat, signer: signer}
 }
 
 // Catalog returns the renderer's catalog.
-func (r *Renderer) Catalog() *Catalog { return r.cat }
+func (r *Renderer) Catalog() *i18n.Catalog { return r.cat }
 
 // Board renders a game that has started (StatusActive, or finished or
 // expired after starting) as the message that shows it: a header with both
@@ -165,7 +167,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels BoardLabels, s *persistenc
 		buttons := make([]discordgo.MessageComponent, 0, rules.Cols())
 		for col := range rules.Cols() {
 			c := game.NewCell(row, col)
-			id, err := r.signer.Encode(CustomID{Action: ActionMove, Game: s.ID, Move: move, Cell: c})
+			id, err := r.signer.Encode(customid.ID{Action: customid.ActionMove, Game: s.ID, Move: move, Cell: c})
 			if err != nil {
 				return nil, fmt.Errorf("bot: render board: %w", err)
 			}
@@ -190,7 +192,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels BoardLabels, s *persistenc
 		humans := s.Players[0].User != "" || s.Players[1].User != ""
 		switch {
 		case live && humans:
-			b, err := r.button(loc, CustomID{Action: ActionResign, Game: s.ID, Move: move}, "button.resign", discordgo.DangerButton)
+			b, err := r.button(loc, customid.ID{Action: customid.ActionResign, Game: s.ID, Move: move}, "button.resign", discordgo.DangerButton)
 			if err != nil {
 				return nil, err
 			}
@@ -219,7 +221,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels BoardLabels, s *persistenc
 // finishedButtons are the buttons under a finished board: Rematch, and
 // Replay and Review for a game kept in the archive.
 func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session, move int) ([]discordgo.MessageComponent, error) {
-	rematch, err := r.button(loc, CustomID{Action: ActionRematch, Game: s.ID, Move: move}, "button.rematch", discordgo.PrimaryButton)
+	rematch, err := r.button(loc, customid.ID{Action: customid.ActionRematch, Game: s.ID, Move: move}, "button.rematch", discordgo.PrimaryButton)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +237,8 @@ func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session,
 		}
 		return row, nil
 	}
-	for _, a := range []Action{ActionReplay, ActionReview} {
-		b, err := r.button(loc, CustomID{Action: a, Game: s.ID}, "button."+a.String(), discordgo.SecondaryButton)
+	for _, a := range []customid.Action{customid.ActionReplay, customid.ActionReview} {
+		b, err := r.button(loc, customid.ID{Action: a, Game: s.ID}, "button."+a.String(), discordgo.SecondaryButton)
 		if err != nil {
 			return nil, err
 		}
@@ -356,21 +358,21 @@ func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by st
 	rt := r.rulesText(loc, rules)
 	var lines []string
 	var buttons []discordgo.MessageComponent
-	add := func(a Action, key string, style discordgo.ButtonStyle) error {
-		b, err := r.button(loc, CustomID{Action: a, Game: s.ID}, key, style)
+	add := func(a customid.Action, key string, style discordgo.ButtonStyle) error {
+		b, err := r.button(loc, customid.ID{Action: a, Game: s.ID}, key, style)
 		buttons = append(buttons, b)
 		return err
 	}
 	if opponent != "" {
 		lines = append(lines, r.cat.Text(loc, "challenge.direct", "challenger", mention(challenger), "opponent", mention(opponent), "rules", rt))
 		out.AllowedMentions.Users = []string{opponent}
-		err = errors.Join(add(ActionAccept, "button.accept", discordgo.SuccessButton),
-			add(ActionDecline, "button.decline", discordgo.DangerButton))
+		err = errors.Join(add(customid.ActionAccept, "button.accept", discordgo.SuccessButton),
+			add(customid.ActionDecline, "button.decline", discordgo.DangerButton))
 	} else {
 		lines = append(lines, r.cat.Text(loc, "challenge.open", "challenger", mention(challenger), "rules", rt))
-		err = add(ActionJoin, "button.join", discordgo.SuccessButton)
+		err = add(customid.ActionJoin, "button.join", discordgo.SuccessButton)
 	}
-	if err = errors.Join(err, add(ActionCancel, "button.cancel", discordgo.SecondaryButton)); err != nil {
+	if err = errors.Join(err, add(customid.ActionCancel, "button.cancel", discordgo.SecondaryButton)); err != nil {
 		return nil, fmt.Errorf("bot: render challenge: %w", err)
 	}
 	lines = append(lines, r.cat.Text(loc, "challenge.sides", "challenger", mention(challenger), "mark", markEmoji(s.Challenger)))
@@ -389,9 +391,9 @@ func (r *Renderer) Reply(loc discordgo.Locale, key string, vars ...string) *disc
 }
 
 // Error returns the ephemeral reply for err: the user's message of a
-// *UserError or a known sentinel (see Catalog.Error), else a generic one.
+// *UserError or a known sentinel (see i18n.Catalog.Error), else a generic one.
 func (r *Renderer) Error(loc discordgo.Locale, err error) *discordgo.InteractionResponseData {
-	return ephemeral(r.cat.Error(loc, err))
+	return ephemeral(ErrorText(r.cat, loc, err))
 }
 
 // Help returns the ephemeral /ttt help text.
@@ -407,7 +409,7 @@ func ephemeral(content string) *discordgo.InteractionResponseData {
 	}
 }
 
-func (r *Renderer) button(loc discordgo.Locale, id CustomID, key string, style discordgo.ButtonStyle) (discordgo.Button, error) {
+func (r *Renderer) button(loc discordgo.Locale, id customid.ID, key string, style discordgo.ButtonStyle) (discordgo.Button, error) {
 	cid, err := r.signer.Encode(id)
 	if err != nil {
 		return discordgo.Button{}, fmt.Errorf("bot: render %s button: %w", id.Action, err)

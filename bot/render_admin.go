@@ -13,9 +13,9 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
-	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // ChartName is the file name of the training chart attached to a retrain
@@ -441,7 +441,7 @@ func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo)
 		lines = append(lines, r.cat.Text(loc, "model.versions", "versions", strings.Join(vs, ", ")))
 	}
 	if info.Current.Version > 0 {
-		if v, ok := RegistryVersion(info.Live); !info.HasLive || !ok || v != info.Current.Version {
+		if v, ok := retrain.RegistryVersion(info.Live); !info.HasLive || !ok || v != info.Current.Version {
 			live := info.Live.Version
 			if !info.HasLive {
 				live = "-"

@@ -16,9 +16,10 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/train"
-	"github.com/tttbot/ttt-bot/bot/retrain"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // testReport is a retrain report as a promoted run on 3x3 fills it: a
@@ -204,7 +205,7 @@ func TestRetrainGolden(t *testing.T) {
 				t.Errorf("a text is missing:\n%s", got)
 			}
 			if slices.Contains(goldenLocales, loc) || slices.Contains(l10nLocales, loc) {
-				golden(t, "retrain."+string(loc)+".json", got)
+				goldenFile(t, "retrain."+string(loc)+".json", got)
 			}
 		})
 	}
@@ -341,7 +342,7 @@ func TestModelGolden(t *testing.T) {
 				t.Errorf("a text is missing:\n%s", got)
 			}
 			if slices.Contains(goldenLocales, loc) {
-				golden(t, "model."+string(loc)+".json", got)
+				goldenFile(t, "model."+string(loc)+".json", got)
 			}
 		})
 	}
@@ -382,7 +383,7 @@ func TestNoModelKey(t *testing.T) {
 	if got := ErrorKey(err); got != KeyNoModel {
 		t.Fatalf("ErrorKey = %q, want %q", got, KeyNoModel)
 	}
-	if got := cat.Error(discordgo.EnglishUS, err); got != cat.Text(DefaultLocale, KeyNoModel) || strings.Contains(got, "{") {
+	if got := ErrorText(cat, discordgo.EnglishUS, err); got != cat.Text(i18n.DefaultLocale, KeyNoModel) || strings.Contains(got, "{") {
 		t.Fatalf("Error = %q", got)
 	}
 }

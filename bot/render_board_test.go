@@ -12,6 +12,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -78,7 +80,7 @@ func TestRenderBoardLabelsAreNotation(t *testing.T) {
 		t.Run(tt.rules, func(t *testing.T) {
 			s := &persistence.Session{ID: testGame, Rules: tt.rules, Players: [2]persistence.Seat{human(alice), human(bob)},
 				Status: persistence.StatusActive}
-			d, err := r.Board(DefaultLocale, LabelsCoordinates, s, nil)
+			d, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +88,7 @@ func TestRenderBoardLabelsAreNotation(t *testing.T) {
 			for _, row := range buttons(d) {
 				var labels []string
 				for _, b := range row {
-					if id, err := testSigner(t).Decode(b.CustomID); err == nil && id.Action == ActionMove {
+					if id, err := testSigner(t).Decode(b.CustomID); err == nil && id.Action == customid.ActionMove {
 						labels = append(labels, b.Label)
 					}
 				}
@@ -139,7 +141,7 @@ func TestRenderBoardReadable(t *testing.T) {
 			for ply := 0; ; ply++ {
 				for _, s := range boardStates(rules, pos, moves[:ply]) {
 					for _, labels := range []BoardLabels{LabelsCoordinates, LabelsCompact} {
-						d, err := r.Board(DefaultLocale, labels, s, nil)
+						d, err := r.Board(i18n.DefaultLocale, labels, s, nil)
 						if err != nil {
 							t.Fatalf("%s %v: %v", rules, moves[:ply], err)
 						}
@@ -193,7 +195,7 @@ func boardStates(rules game.Rules, pos game.Position, moves []game.Cell) []*pers
 
 // checkReadableBoard checks board d of session s at pos, cells labelled as
 // labels says.
-func checkReadableBoard(t *testing.T, signer *Signer, labels BoardLabels, s *persistence.Session, pos game.Position, d *discordgo.InteractionResponseData) {
+func checkReadableBoard(t *testing.T, signer *customid.Signer, labels BoardLabels, s *persistence.Session, pos game.Position, d *discordgo.InteractionResponseData) {
 	t.Helper()
 	name := s.Rules + " " + pos.String() + " " + s.Status.String() + "/" + s.End.String() + " " + labels.String()
 	if err := CheckMessage(d); err != nil {
@@ -269,7 +271,7 @@ func TestRenderHintNamesItsButton(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hint := r.Hint(DefaultLocale, pos, h).Content
+			hint := r.Hint(i18n.DefaultLocale, pos, h).Content
 			names := hintCell.FindAllStringSubmatch(hint, -1)
 			if len(names) == 0 || len(names) != len(h.Moves) {
 				t.Fatalf("hint %q names %d cells, want the %d best moves %v", hint, len(names), len(h.Moves), h.Moves)
@@ -280,7 +282,7 @@ func TestRenderHintNamesItsButton(t *testing.T) {
 			}
 			s := &persistence.Session{ID: testGame, Rules: tt.rules, Start: tt.start, Players: players, Status: persistence.StatusActive}
 			for _, labels := range []BoardLabels{LabelsCoordinates, LabelsCompact} {
-				d, err := r.Board(DefaultLocale, labels, s, nil)
+				d, err := r.Board(i18n.DefaultLocale, labels, s, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

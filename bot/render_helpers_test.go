@@ -3,32 +3,20 @@ package bot
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
-// The -update flag rewrites golden files. Another test file of the package
-// may define it first, so look before defining.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-	return true
-}()
+// updating reports whether -update was given (package golden's flag).
+func updating() bool { return golden.Updating() }
 
-// updating reports whether -update was given.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// testKey is the HMAC key of the tests' Signer.
+// testKey is the HMAC key of the tests' customid.Signer.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
 // fixedNow is the tests' clock reading.
@@ -36,18 +24,18 @@ var fixedNow = time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC)
 
 const testGame = persistence.GameID("112233445566778899.abcdefghijklm")
 
-func testCatalog(t testing.TB) *Catalog {
+func testCatalog(t testing.TB) *i18n.Catalog {
 	t.Helper()
-	c, err := NewCatalog()
+	c, err := i18n.NewCatalog()
 	if err != nil {
 		t.Fatalf("NewCatalog: %v", err)
 	}
 	return c
 }
 
-func testSigner(t testing.TB) *Signer {
+func testSigner(t testing.TB) *customid.Signer {
 	t.Helper()
-	s, err := NewSigner(testKey)
+	s, err := customid.NewSigner(testKey)
 	if err != nil {
 		t.Fatalf("NewSigner: %v", err)
 	}
@@ -91,24 +79,8 @@ func wireJSON(t testing.TB, v any) []byte {
 	return out.Bytes()
 }
 
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, rewriting it under -update.
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Equal(t, name, got)
 }

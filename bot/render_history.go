@@ -10,7 +10,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
-	"github.com/tttbot/ttt-bot/bot/chart"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -52,7 +53,7 @@ func verdictSymbol(v review.Verdict) string {
 // HistoryView is one page of a user's history as /ttt history shows it.
 type HistoryView struct {
 	// Ref is whose history, on which board.
-	Ref HistoryRef
+	Ref customid.HistoryRef
 	// Owner is the user who opened it (who may turn the pages).
 	Owner string
 	// Page is the 0-based page shown.
@@ -92,11 +93,11 @@ func (r *Renderer) History(loc discordgo.Locale, v HistoryView) (*discordgo.Inte
 		return data, nil
 	}
 	pages := (v.Total + HistoryPage - 1) / HistoryPage
-	prev, err := r.button(loc, CustomID{Action: ActionHistory, Game: v.Ref.ID(), Move: max(v.Page-1, 0), Owner: v.Owner}, "button.newer", discordgo.SecondaryButton)
+	prev, err := r.button(loc, customid.ID{Action: customid.ActionHistory, Game: v.Ref.ID(), Move: max(v.Page-1, 0), Owner: v.Owner}, "button.newer", discordgo.SecondaryButton)
 	if err != nil {
 		return nil, err
 	}
-	next, err := r.button(loc, CustomID{Action: ActionHistory, Game: v.Ref.ID(), Move: min(v.Page+1, pages-1), Owner: v.Owner}, "button.older", discordgo.SecondaryButton)
+	next, err := r.button(loc, customid.ID{Action: customid.ActionHistory, Game: v.Ref.ID(), Move: min(v.Page+1, pages-1), Owner: v.Owner}, "button.older", discordgo.SecondaryButton)
 	if err != nil {
 		return nil, err
 	}
@@ -192,18 +193,18 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 	}
 	data := &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
 	nav := []struct {
-		a        Action
+		a        customid.Action
 		key      string
 		disabled bool
 	}{
-		{ActionFirst, "button.first", ply == 0},
-		{ActionBack, "button.back", ply == 0},
-		{ActionNext, "button.next", ply == len(rec.Moves)},
-		{ActionLast, "button.last", ply == len(rec.Moves)},
+		{customid.ActionFirst, "button.first", ply == 0},
+		{customid.ActionBack, "button.back", ply == 0},
+		{customid.ActionNext, "button.next", ply == len(rec.Moves)},
+		{customid.ActionLast, "button.last", ply == len(rec.Moves)},
 	}
 	row := make([]discordgo.MessageComponent, 0, len(nav)+1)
 	for _, n := range nav {
-		b, err := r.button(loc, CustomID{Action: n.a, Game: g.ID, Move: ply, Owner: owner}, n.key, discordgo.SecondaryButton)
+		b, err := r.button(loc, customid.ID{Action: n.a, Game: g.ID, Move: ply, Owner: owner}, n.key, discordgo.SecondaryButton)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +212,7 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 		row = append(row, b)
 	}
 	if notes == nil {
-		b, err := r.button(loc, CustomID{Action: ActionReview, Game: g.ID}, "button.review", discordgo.PrimaryButton)
+		b, err := r.button(loc, customid.ID{Action: customid.ActionReview, Game: g.ID}, "button.review", discordgo.PrimaryButton)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -79,7 +81,7 @@ func TestRenderHistoryGolden(t *testing.T) {
 		return e
 	}
 	page := func(p, total int) HistoryView {
-		v := HistoryView{Ref: HistoryRef{User: alice}, Owner: alice, Page: p, Total: total}
+		v := HistoryView{Ref: customid.HistoryRef{User: alice}, Owner: alice, Page: p, Total: total}
 		for i := p * HistoryPage; i < min(total, (p+1)*HistoryPage); i++ {
 			v.Entries = append(v.Entries, entry(i))
 		}
@@ -92,7 +94,7 @@ func TestRenderHistoryGolden(t *testing.T) {
 		{"first", page(0, 23)},
 		{"last", page(2, 23)},
 		{"one-page", page(0, 3)},
-		{"empty", HistoryView{Ref: HistoryRef{User: bob, Rules: "4x3xox"}, Owner: alice}},
+		{"empty", HistoryView{Ref: customid.HistoryRef{User: bob, Rules: "4x3xox"}, Owner: alice}},
 	}
 	for _, loc := range goldenLocales {
 		for _, tc := range cases {
@@ -105,7 +107,7 @@ func TestRenderHistoryGolden(t *testing.T) {
 				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
 					t.Error("a history is not private")
 				}
-				golden(t, "history-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, "history-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}
@@ -117,7 +119,7 @@ func TestRenderHistoryGolden(t *testing.T) {
 func TestRenderHistoryLongest(t *testing.T) {
 	r := testRenderer(t)
 	long := strings.Repeat("9", 20)
-	v := HistoryView{Ref: HistoryRef{User: long, Rules: "5x5k4"}, Owner: long, Page: 19, Total: 200}
+	v := HistoryView{Ref: customid.HistoryRef{User: long, Rules: "5x5k4"}, Owner: long, Page: 19, Total: 200}
 	for i := range HistoryPage {
 		v.Entries = append(v.Entries, persistence.HistoryEntry{
 			Game: persistence.GameID(long + "." + strings.Repeat("z", 13)), Rules: "5x5k4", Side: game.O,
@@ -155,7 +157,7 @@ func TestRenderReplayGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, "replay-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+				goldenFile(t, "replay-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
 			})
 		}
 	}
@@ -194,7 +196,7 @@ func TestRenderReviewGolden(t *testing.T) {
 				if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
 					t.Errorf("the chart is not a PNG: %v", err)
 				}
-				golden(t, "review-"+gc.name+"."+string(loc)+".json", wireJSON(t, d.Embeds))
+				goldenFile(t, "review-"+gc.name+"."+string(loc)+".json", wireJSON(t, d.Embeds))
 			})
 		}
 	}
@@ -252,7 +254,7 @@ func TestRenderHintGolden(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(string(loc)+"/"+tc.name, func(t *testing.T) {
 				d := checked(t, r.Hint(loc, pos, tc.h))
-				golden(t, "hint-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
+				goldenFile(t, "hint-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}
 	}
@@ -286,13 +288,13 @@ func TestRenderPuzzleGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, "puzzle-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+				goldenFile(t, "puzzle-"+tc.name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
 			})
 		}
 		t.Run(string(loc)+"/leaderboard", func(t *testing.T) {
 			d := r.PuzzleLeaderboard(loc, []persistence.PuzzleStanding{{User: alice, Solved: 12, Streak: 4}, {User: bob, Solved: 3}})
-			golden(t, "puzzle-leaderboard."+string(loc)+".json", wireJSON(t, checked(t, d)))
-			golden(t, "puzzle-leaderboard-empty."+string(loc)+".json", wireJSON(t, checked(t, r.PuzzleLeaderboard(loc, nil))))
+			goldenFile(t, "puzzle-leaderboard."+string(loc)+".json", wireJSON(t, checked(t, d)))
+			goldenFile(t, "puzzle-leaderboard-empty."+string(loc)+".json", wireJSON(t, checked(t, r.PuzzleLeaderboard(loc, nil))))
 		})
 	}
 }
@@ -305,11 +307,11 @@ func TestRenderFinishedBoardLinks(t *testing.T) {
 	r := testRenderer(t)
 	for _, tc := range boardCases() {
 		s := tc.session(t)
-		d, err := r.Board(DefaultLocale, LabelsCoordinates, s, tc.ratings)
+		d, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, s, tc.ratings)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var actions []Action
+		var actions []customid.Action
 		for _, row := range d.Components {
 			rw, _ := asRow(row)
 			for _, c := range rw.Components {
@@ -318,7 +320,7 @@ func TestRenderFinishedBoardLinks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if id.Action != ActionMove {
+				if id.Action != customid.ActionMove {
 					actions = append(actions, id.Action)
 				}
 			}
@@ -337,7 +339,7 @@ func TestRenderFinishedBoardLinks(t *testing.T) {
 	}
 }
 
-func actionsString(a []Action) string {
+func actionsString(a []customid.Action) string {
 	s := make([]string, len(a))
 	for i, x := range a {
 		s[i] = x.String()

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/customid"
 )
 
 // Discord's message limits that CheckMessage enforces.
@@ -78,8 +80,8 @@ func CheckMessage(d *discordgo.InteractionResponseData) error {
 					}
 				}
 				switch {
-				case sm.CustomID == "" || len(sm.CustomID) > MaxCustomIDLen:
-					bad("select %d custom ID is %d characters, want 1 to %d", i, len(sm.CustomID), MaxCustomIDLen)
+				case sm.CustomID == "" || len(sm.CustomID) > customid.MaxCustomIDLen:
+					bad("select %d custom ID is %d characters, want 1 to %d", i, len(sm.CustomID), customid.MaxCustomIDLen)
 				case ids[sm.CustomID]:
 					bad("select %d repeats custom ID %q", i, sm.CustomID)
 				}
@@ -103,8 +105,8 @@ func CheckMessage(d *discordgo.InteractionResponseData) error {
 			switch {
 			case b.CustomID == "":
 				bad("button %d.%d has no custom ID", i, j)
-			case len(b.CustomID) > MaxCustomIDLen:
-				bad("button %d.%d custom ID is %d characters, limit %d", i, j, len(b.CustomID), MaxCustomIDLen)
+			case len(b.CustomID) > customid.MaxCustomIDLen:
+				bad("button %d.%d custom ID is %d characters, limit %d", i, j, len(b.CustomID), customid.MaxCustomIDLen)
 			case ids[b.CustomID]:
 				bad("button %d.%d repeats custom ID %q", i, j, b.CustomID)
 			}

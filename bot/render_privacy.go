@@ -6,6 +6,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -79,18 +80,18 @@ func forgetServerRef(guild string) persistence.GameID { return persistence.GameI
 // be deleted, and a Confirm button that only user may press. Nothing is
 // deleted before it is pressed.
 func (r *Renderer) ForgetMeConfirm(loc discordgo.Locale, user string) (*discordgo.InteractionResponseData, error) {
-	return r.confirm(loc, "forget_me.confirm", CustomID{Action: ActionForgetMe, Game: forgetMeRef(user), Owner: user}, "button.forget_me")
+	return r.confirm(loc, "forget_me.confirm", customid.ID{Action: customid.ActionForgetMe, Game: forgetMeRef(user), Owner: user}, "button.forget_me")
 }
 
 // ForgetServerConfirm renders the private answer to /ttt-admin
 // forget-server: what will be deleted, and a Confirm button that only the
 // moderator who asked may press.
 func (r *Renderer) ForgetServerConfirm(loc discordgo.Locale, guild, user string) (*discordgo.InteractionResponseData, error) {
-	return r.confirm(loc, "forget_server.confirm", CustomID{Action: ActionForgetServer, Game: forgetServerRef(guild), Owner: user}, "button.forget_server")
+	return r.confirm(loc, "forget_server.confirm", customid.ID{Action: customid.ActionForgetServer, Game: forgetServerRef(guild), Owner: user}, "button.forget_server")
 }
 
 // confirm is a private text with one red button.
-func (r *Renderer) confirm(loc discordgo.Locale, key string, id CustomID, button string) (*discordgo.InteractionResponseData, error) {
+func (r *Renderer) confirm(loc discordgo.Locale, key string, id customid.ID, button string) (*discordgo.InteractionResponseData, error) {
 	b, err := r.button(loc, id, button, discordgo.DangerButton)
 	if err != nil {
 		return nil, err

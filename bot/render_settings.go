@@ -6,6 +6,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -13,7 +15,7 @@ import (
 // nativeNames are Discord's languages' names in themselves, as Discord's
 // own language menu shows them and the bot's language menu does.
 var nativeNames = map[discordgo.Locale]string{
-	Indonesian: "Bahasa Indonesia", discordgo.Danish: "Dansk", discordgo.German: "Deutsch",
+	i18n.Indonesian: "Bahasa Indonesia", discordgo.Danish: "Dansk", discordgo.German: "Deutsch",
 	discordgo.EnglishGB: "English, UK", discordgo.EnglishUS: "English, US", discordgo.SpanishES: "Español",
 	discordgo.SpanishLATAM: "Español, LATAM", discordgo.French: "Français", discordgo.Croatian: "Hrvatski",
 	discordgo.Italian: "Italiano", discordgo.Lithuanian: "Lietuviškai", discordgo.Hungarian: "Magyar",
@@ -63,7 +65,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 		if !sw.on {
 			key, style, next = "button.turn_on", discordgo.SuccessButton, 1
 		}
-		id, err := r.signer.Encode(CustomID{Action: ActionSetting, Game: persistence.GameID(guild + "." + sw.name), Move: next, Owner: owner})
+		id, err := r.signer.Encode(customid.ID{Action: customid.ActionSetting, Game: persistence.GameID(guild + "." + sw.name), Move: next, Owner: owner})
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +115,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 		menus = append(menus, menu{SettingLanguage, i, text, chunk})
 	}
 	for _, m := range menus {
-		id, err := r.signer.Encode(CustomID{Action: ActionSetting, Game: persistence.GameID(guild + "." + m.name), Move: m.n, Owner: owner})
+		id, err := r.signer.Encode(customid.ID{Action: customid.ActionSetting, Game: persistence.GameID(guild + "." + m.name), Move: m.n, Owner: owner})
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -83,11 +85,11 @@ func TestRenderBoardGolden(t *testing.T) {
 	r := testRenderer(t)
 	for _, tc := range boardCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := r.Board(DefaultLocale, tc.labels, tc.session(t), tc.ratings)
+			d, err := r.Board(i18n.DefaultLocale, tc.labels, tc.session(t), tc.ratings)
 			if err != nil {
 				t.Fatalf("Board: %v", err)
 			}
-			golden(t, "board-"+tc.name+".json", wireJSON(t, d))
+			goldenFile(t, "board-"+tc.name+".json", wireJSON(t, d))
 		})
 	}
 }
@@ -111,20 +113,20 @@ func TestRenderLocalesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "board-"+win.name+"."+string(loc)+".json", wireJSON(t, d))
+			goldenFile(t, "board-"+win.name+"."+string(loc)+".json", wireJSON(t, d))
 			c, err := r.Challenge(loc, challengeDirect(t), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "challenge-direct."+string(loc)+".json", wireJSON(t, c))
-			golden(t, "help."+string(loc)+".json", wireJSON(t, r.Help(loc)))
+			goldenFile(t, "challenge-direct."+string(loc)+".json", wireJSON(t, c))
+			goldenFile(t, "help."+string(loc)+".json", wireJSON(t, r.Help(loc)))
 			var stats []string
 			for _, n := range []int64{1, 2, 5, 21, 22, 1500} {
 				st := persistence.Stats{User: alice, Guild: "42", Games: n, Tally: persistence.Tally{Wins: n - 1, Draws: 1},
 					Rating: 1234.6, Rated: n, VsAI: map[string]persistence.Tally{"perfect": {Losses: n}}}
 				stats = append(stats, checked(t, r.Stats(loc, st)).Content)
 			}
-			golden(t, "stats-plurals."+string(loc)+".json", wireJSON(t, stats))
+			goldenFile(t, "stats-plurals."+string(loc)+".json", wireJSON(t, stats))
 		})
 	}
 }
@@ -165,11 +167,11 @@ func TestRenderChallengeGolden(t *testing.T) {
 	r := testRenderer(t)
 	for _, tc := range challengeCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := r.Challenge(DefaultLocale, tc.session(t), tc.by)
+			d, err := r.Challenge(i18n.DefaultLocale, tc.session(t), tc.by)
 			if err != nil {
 				t.Fatalf("Challenge: %v", err)
 			}
-			golden(t, "challenge-"+tc.name+".json", wireJSON(t, d))
+			goldenFile(t, "challenge-"+tc.name+".json", wireJSON(t, d))
 		})
 	}
 }
@@ -198,16 +200,16 @@ func TestRenderStoreUnavailableGolden(t *testing.T) {
 			if d.Content == r.cat.Text(loc, KeyInternal) || strings.Contains(d.Content, "127.0.0.1") {
 				t.Errorf("the answer %q is the generic one, or shows the cause", d.Content)
 			}
-			golden(t, "reply-store-unavailable."+string(loc)+".json", wireJSON(t, d))
+			goldenFile(t, "reply-store-unavailable."+string(loc)+".json", wireJSON(t, d))
 		})
 	}
 }
 
 func TestRenderRepliesGolden(t *testing.T) {
 	r := testRenderer(t)
-	golden(t, "reply-not-your-turn.json", wireJSON(t, r.Reply(DefaultLocale, KeyNotYourTurn)))
-	golden(t, "reply-error-forged.json", wireJSON(t, r.Error(DefaultLocale, ErrForgedCustomID)))
-	golden(t, "help.en-US.json", wireJSON(t, r.Help(DefaultLocale)))
+	goldenFile(t, "reply-not-your-turn.json", wireJSON(t, r.Reply(i18n.DefaultLocale, KeyNotYourTurn)))
+	goldenFile(t, "reply-error-forged.json", wireJSON(t, r.Error(i18n.DefaultLocale, customid.ErrForged)))
+	goldenFile(t, "help.en-US.json", wireJSON(t, r.Help(i18n.DefaultLocale)))
 }
 
 // allMessages renders every case in every locale, plus every reply key.
@@ -281,7 +283,7 @@ func TestRenderBoardButtons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := r.Board(DefaultLocale, tc.labels, sess, tc.ratings)
+			d, err := r.Board(i18n.DefaultLocale, tc.labels, sess, tc.ratings)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,7 +301,7 @@ func TestRenderBoardButtons(t *testing.T) {
 					if err != nil {
 						t.Fatalf("cell %s: %v", c, err)
 					}
-					if want := (CustomID{Action: ActionMove, Game: sess.ID, Move: len(sess.Moves), Cell: c}); id != want {
+					if want := (customid.ID{Action: customid.ActionMove, Game: sess.ID, Move: len(sess.Moves), Cell: c}); id != want {
 						t.Errorf("cell %s: custom ID %+v, want %+v", c, id, want)
 					}
 					m := pos.At(c)
@@ -354,12 +356,12 @@ func TestRenderBoardErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d, err := r.Board(DefaultLocale, LabelsCoordinates, tt.s, nil); err == nil {
+			if d, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, tt.s, nil); err == nil {
 				t.Errorf("Board = %+v, want an error", d)
 			}
 		})
 	}
-	if _, err := r.Challenge(DefaultLocale, &persistence.Session{ID: testGame, Rules: "3x3k3"}, ""); err == nil {
+	if _, err := r.Challenge(i18n.DefaultLocale, &persistence.Session{ID: testGame, Rules: "3x3k3"}, ""); err == nil {
 		t.Errorf("Challenge of a session without a challenger: no error")
 	}
 }
@@ -416,15 +418,15 @@ func BenchmarkRenderBoard(b *testing.B) {
 	s := boardCases()[11].session(b) // 5x5, mid-game
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Board(DefaultLocale, LabelsCoordinates, s, nil); err != nil {
+		if _, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, s, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func ExampleRenderer_Board() {
-	cat, _ := NewCatalog()
-	signer, _ := NewSigner([]byte("use 32 random bytes from config!"))
+	cat, _ := i18n.NewCatalog()
+	signer, _ := customid.NewSigner([]byte("use 32 random bytes from config!"))
 	r := NewRenderer(cat, signer)
 	s := &persistence.Session{
 		ID: "112233445566778899.abcdefghijklm", Rules: "3x3k3",
@@ -462,12 +464,12 @@ func statsMessages(t *testing.T, loc discordgo.Locale) map[string]*discordgo.Int
 }
 
 func TestRenderStatsGolden(t *testing.T) {
-	for name, d := range statsMessages(t, DefaultLocale) {
-		golden(t, name+".json", wireJSON(t, d))
+	for name, d := range statsMessages(t, i18n.DefaultLocale) {
+		goldenFile(t, name+".json", wireJSON(t, d))
 	}
 	for name, d := range statsMessages(t, discordgo.Greek) {
 		if name == "stats" {
-			golden(t, name+".el.json", wireJSON(t, d))
+			goldenFile(t, name+".el.json", wireJSON(t, d))
 		}
 	}
 	for _, loc := range testCatalog(t).Locales() {
@@ -480,7 +482,7 @@ func TestRenderStatsGolden(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Count(statsMessages(t, DefaultLocale)["leaderboard"].Content, "\n"); n != MaxLeaderboardLines {
+	if n := strings.Count(statsMessages(t, i18n.DefaultLocale)["leaderboard"].Content, "\n"); n != MaxLeaderboardLines {
 		t.Errorf("leaderboard has %d places, want %d", n, MaxLeaderboardLines)
 	}
 }

@@ -9,10 +9,11 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/chart"
-	"github.com/tttbot/ttt-bot/bot/tournament"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // colorTournament is the embed colour of a tournament's standings.
@@ -94,7 +95,7 @@ func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournam
 		move  int
 		style discordgo.ButtonStyle
 	}{{"button.join", 1, discordgo.SuccessButton}, {"button.leave", 0, discordgo.SecondaryButton}} {
-		id, err := r.signer.Encode(CustomID{Action: ActionTournament, Game: persistence.GameID(t.Guild + "." + t.ID), Move: b.move})
+		id, err := r.signer.Encode(customid.ID{Action: customid.ActionTournament, Game: persistence.GameID(t.Guild + "." + t.ID), Move: b.move})
 		if err != nil {
 			return nil, fmt.Errorf("bot: render tournament %s: %w", t.ID, err)
 		}
@@ -136,7 +137,7 @@ func (r *Renderer) TournamentBusyForfeit(loc discordgo.Locale, t *persistence.To
 	}
 	var users []string
 	for _, id := range []string{p.BusyForfeit, opponent} {
-		if snowflake(id) {
+		if customid.Snowflake(id) {
 			users = append(users, id)
 		}
 	}

@@ -102,7 +102,7 @@ func TestRenderTournamentGolden(t *testing.T) {
 				t.Errorf("a text is missing:\n%s", got)
 			}
 			if slices.Contains(goldenLocales, loc) || loc == discordgo.German || loc == discordgo.Polish || loc == discordgo.Japanese {
-				golden(t, "tournament."+string(loc)+".json", got)
+				goldenFile(t, "tournament."+string(loc)+".json", got)
 			}
 		})
 	}

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -57,9 +57,11 @@ const (
 // SettingNames returns the names of the per-server settings that
 // /ttt-admin set takes, in the order /ttt-admin settings shows them.
 func SettingNames() []string {
-	return []string{SettingChannels, SettingRole, SettingTurnTime, SettingChallengeExpiry, SettingChallengeCooldown,
-		SettingChannelGames, SettingUserGames, SettingDefaultBoard, SettingBoardLabels, SettingHints, SettingDuels, SettingRated,
-		SettingLanguage, SettingAdminRoles}
+	out := make([]string, len(settingSpecs))
+	for i, spec := range settingSpecs {
+		out[i] = spec.name
+	}
+	return out
 }
 
 // Bounds of the settings' values.
@@ -152,162 +154,15 @@ func settingErr(name string) *UserError {
 // apply parses text as the value of setting name (as typed in /ttt-admin
 // set, or as stored) into s, and returns its canonical text, which is
 // what is stored ("" for the default). A value the setting does not take
-// is a *UserError that says what it takes.
+// is a *UserError that says what it takes; settingSpecs says how each
+// setting reads.
 func (s *Settings) apply(name, text string, def Settings) (string, error) {
-	t := strings.TrimSpace(text)
-	reset := strings.EqualFold(t, "default")
-	switch name {
-	case SettingChannels:
-		if reset || strings.EqualFold(t, "all") {
-			s.Channels = nil
-			return "", nil
-		}
-		ids, ok := mentions(t, "<#", MaxSettingChannels)
-		if !ok {
-			return "", settingErr(name)
-		}
-		s.Channels = ids
-		return strings.Join(ids, ","), nil
-	case SettingRole:
-		if reset || strings.EqualFold(t, "none") {
-			s.Role = ""
-			return "", nil
-		}
-		ids, ok := mentions(t, "<@&", 1)
-		if !ok {
-			return "", settingErr(name)
-		}
-		s.Role = ids[0]
-		return ids[0], nil
-	case SettingAdminRoles:
-		if reset {
-			s.AdminRoles = slices.Clone(def.AdminRoles)
-			return "", nil
-		}
-		if strings.EqualFold(t, "none") {
-			s.AdminRoles = nil
-			return "none", nil
-		}
-		ids, ok := mentions(t, "<@&", MaxSettingRoles)
-		if !ok {
-			return "", settingErr(name)
-		}
-		s.AdminRoles = ids
-		return strings.Join(ids, ","), nil
-	case SettingTurnTime, SettingChallengeExpiry:
-		lo, hi, field, fallback := MinTurnTime, MaxTurnTime, &s.TurnTime, def.TurnTime
-		if name == SettingChallengeExpiry {
-			lo, hi, field, fallback = MinChallengeExpiry, MaxChallengeExpiry, &s.ChallengeExpiry, def.ChallengeExpiry
-		}
-		if reset {
-			*field = fallback
-			return "", nil
-		}
-		d, err := time.ParseDuration(strings.ReplaceAll(t, " ", ""))
-		if err != nil || d < lo || d > hi || d%time.Second != 0 {
-			return "", settingErr(name)
-		}
-		*field = d
-		return d.String(), nil
-	case SettingChallengeCooldown:
-		if reset {
-			s.ChallengeCooldown = def.ChallengeCooldown
-			return "", nil
-		}
-		if strings.EqualFold(t, "off") || strings.EqualFold(t, "none") {
-			t = "0s" // the settings message shows no cooldown as "none"
-		}
-		d, err := time.ParseDuration(strings.ReplaceAll(t, " ", ""))
-		if err != nil || d < 0 || d > MaxChallengeCooldown || d%time.Second != 0 {
-			return "", settingErr(name)
-		}
-		s.ChallengeCooldown = d
-		return d.String(), nil
-	case SettingChannelGames, SettingUserGames:
-		field := &s.ChannelGames
-		if name == SettingUserGames {
-			field = &s.UserGames
-		}
-		if reset || strings.EqualFold(t, "none") || strings.EqualFold(t, "off") {
-			*field = 0
-			if reset {
-				return "", nil
-			}
-			return "none", nil
-		}
-		// 0 is refused, not read as no limit: the help says 1 to 100 or
-		// none, and a limit of 0 games would stop every game.
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 || n > MaxGamesLimit {
-			return "", settingErr(name)
-		}
-		*field = n
-		return strconv.Itoa(n), nil
-	case SettingLanguage:
-		if reset || strings.EqualFold(t, "none") {
-			s.Language = ""
-			if reset {
-				return "", nil
-			}
-			return "none", nil
-		}
-		for _, l := range s.languages {
-			if strings.EqualFold(string(l), t) {
-				s.Language = l
-				return string(l), nil
-			}
-		}
-		codes := make([]string, len(s.languages))
-		for i, l := range s.languages {
-			codes[i] = string(l)
-		}
-		return "", userErr("error.bad_setting."+name, "locales", strings.Join(codes, ", "))
-	case SettingDefaultBoard:
-		if reset {
-			s.Board = def.Board
-			return "", nil
-		}
-		r, ok := presetRules(strings.ToLower(t))
-		if !ok {
-			return "", settingErr(name)
-		}
-		s.Board = r
-		return r.String(), nil
-	case SettingBoardLabels:
-		switch {
-		case reset:
-			s.Labels = def.Labels
-			return "", nil
-		case strings.EqualFold(t, labelsCoordinates):
-			s.Labels = LabelsCoordinates
-		case strings.EqualFold(t, labelsCompact):
-			s.Labels = LabelsCompact
-		default:
-			return "", settingErr(name)
-		}
-		return s.Labels.String(), nil
-	case SettingHints, SettingDuels, SettingRated:
-		v := true
-		if !reset {
-			var ok bool
-			if v, ok = parseSwitch(t); !ok {
-				return "", settingErr(name)
-			}
-		}
-		switch name {
-		case SettingHints:
-			s.Hints = v
-		case SettingDuels:
-			s.Duels = v
-		default:
-			s.Rated = v
-		}
-		if reset {
-			return "", nil
-		}
-		return onOff(v), nil
+	spec, ok := specOf(name)
+	if !ok {
+		return "", &UserError{Key: "error.bad_option", Option: optSetting, Err: fmt.Errorf("bot: unknown setting %q", name)}
 	}
-	return "", &UserError{Key: "error.bad_option", Option: optSetting, Err: fmt.Errorf("bot: unknown setting %q", name)}
+	t := strings.TrimSpace(text)
+	return spec.parse(s, name, t, strings.EqualFold(t, "default"), def)
 }
 
 // storedSetting is the text of a stored setting as apply reads it today:
@@ -328,7 +183,7 @@ func mentions(t, open string, max int) ([]string, bool) {
 	var ids []string
 	for _, m := range f {
 		id := strings.TrimSuffix(strings.TrimPrefix(m, open), ">")
-		if !snowflake(id) || strings.HasPrefix(m, open) != strings.HasSuffix(m, ">") {
+		if !customid.Snowflake(id) || strings.HasPrefix(m, open) != strings.HasSuffix(m, ">") {
 			return nil, false
 		}
 		if !slices.Contains(ids, id) {
@@ -617,7 +472,7 @@ func (b *Bot) showSettings(ctx context.Context, c *call) error {
 // clickSetting changes a setting from the settings message: a switch
 // (hints, AI duels, rated) or a menu (default board, language). Only the
 // moderator who opened the message may, and only while still one.
-func (b *Bot) clickSetting(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickSetting(ctx context.Context, c *call, id customid.ID) error {
 	guild, name, ok := strings.Cut(string(id.Game), ".")
 	var value string
 	switch name {
@@ -696,72 +551,10 @@ func (b *Bot) audit(ctx context.Context, c *call, action, detail string) {
 	}
 }
 
-// settingText shows a setting's value for the settings message.
+// settingText shows st's value of setting name in loc.
 func (r *Renderer) settingText(loc discordgo.Locale, name string, st Settings) string {
-	roles := func(ids []string) string {
-		if len(ids) == 0 {
-			return r.cat.Text(loc, "settings.none")
-		}
-		out := make([]string, len(ids))
-		for i, id := range ids {
-			out[i] = "<@&" + id + ">"
-		}
-		return strings.Join(out, " ")
-	}
-	switch name {
-	case SettingChannels:
-		if len(st.Channels) == 0 {
-			return r.cat.Text(loc, "settings.all_channels")
-		}
-		out := make([]string, len(st.Channels))
-		for i, id := range st.Channels {
-			out[i] = "<#" + id + ">"
-		}
-		return strings.Join(out, " ")
-	case SettingRole:
-		if st.Role == "" {
-			return r.cat.Text(loc, "settings.none")
-		}
-		return "<@&" + st.Role + ">"
-	case SettingAdminRoles:
-		return roles(st.AdminRoles)
-	case SettingTurnTime:
-		return r.cat.Duration(loc, st.TurnTime)
-	case SettingChallengeExpiry:
-		return r.cat.Duration(loc, st.ChallengeExpiry)
-	case SettingChallengeCooldown:
-		if st.ChallengeCooldown == 0 {
-			return r.cat.Text(loc, "settings.none")
-		}
-		return r.cat.Duration(loc, st.ChallengeCooldown)
-	case SettingChannelGames, SettingUserGames:
-		n := st.ChannelGames
-		if name == SettingUserGames {
-			n = st.UserGames
-		}
-		if n == 0 {
-			return r.cat.Text(loc, "settings.no_limit")
-		}
-		return r.cat.Number(loc, n)
-	case SettingLanguage:
-		if st.Language == "" {
-			return r.cat.Text(loc, "settings.each_user")
-		}
-		return string(st.Language)
-	case SettingDefaultBoard:
-		board := st.Board
-		if !board.Valid() {
-			board = game.Classic()
-		}
-		return r.rulesText(loc, board)
-	case SettingBoardLabels:
-		return r.cat.Text(loc, "settings.labels."+st.Labels.String())
-	case SettingHints:
-		return r.switchText(loc, st.Hints)
-	case SettingDuels:
-		return r.switchText(loc, st.Duels)
-	case SettingRated:
-		return r.switchText(loc, st.Rated)
+	if spec, ok := specOf(name); ok {
+		return spec.text(r, loc, st)
 	}
 	return ""
 }

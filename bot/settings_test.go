@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -86,7 +87,7 @@ func TestSettingsApply(t *testing.T) {
 			continue
 		}
 		for _, loc := range cat.Locales() {
-			if msg := cat.Error(loc, err); strings.Contains(msg, "[[") || strings.Contains(msg, "{") {
+			if msg := ErrorText(cat, loc, err); strings.Contains(msg, "[[") || strings.Contains(msg, "{") {
 				t.Errorf("%s: refusal %q", string(loc), msg)
 			}
 		}
@@ -126,11 +127,11 @@ func TestRenderSettingsGolden(t *testing.T) {
 				if d.Flags&discordgo.MessageFlagsEphemeral == 0 {
 					t.Error("settings are not private")
 				}
-				golden(t, "settings-"+name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
+				goldenFile(t, "settings-"+name+"."+string(loc)+".json", wireJSON(t, checked(t, d)))
 			}
-			golden(t, "settings-changed."+string(loc)+".json", wireJSON(t, checked(t, r.SettingChanged(loc, SettingChannels, custom))))
-			golden(t, "log."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, entries))))
-			golden(t, "log-empty."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, nil))))
+			goldenFile(t, "settings-changed."+string(loc)+".json", wireJSON(t, checked(t, r.SettingChanged(loc, SettingChannels, custom))))
+			goldenFile(t, "log."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, entries))))
+			goldenFile(t, "log-empty."+string(loc)+".json", wireJSON(t, checked(t, r.AuditLog(loc, nil))))
 		})
 	}
 }
@@ -282,7 +283,7 @@ func TestSettingsNumeric(t *testing.T) {
 				if !errors.As(err, &ue) || ue.Key != "error.bad_setting."+tt.name {
 					t.Fatalf("apply = %q, %v; want the setting's refusal", got, err)
 				}
-				if msg := cat.Error(DefaultLocale, err); !strings.Contains(msg, "from") && !strings.Contains(msg, "up to") {
+				if msg := ErrorText(cat, i18n.DefaultLocale, err); !strings.Contains(msg, "from") && !strings.Contains(msg, "up to") {
 					t.Errorf("the refusal %q does not give the values the setting takes", msg)
 				}
 				return

@@ -6,10 +6,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
 )
+
+// Sweeps is how many sweeps RunSweeper has finished, with all the work
+// each started (deadlines, tournaments, owed boards): a test waits for a
+// number of them to show that a sweep did not act.
+func (b *Bot) Sweeps() int64 { return b.sweeps.Load() }
 
 // sweepBatch is how many due games one Store.Sweep call claims.
 const sweepBatch = 100
@@ -71,15 +77,25 @@ func (b *Bot) RunSweeper(ctx context.Context, every time.Duration) {
 		case run := <-b.lc.retrains:
 			startRetrain(run)
 		case <-tick.C:
+			var work sync.WaitGroup // this sweep's work, counted in Sweeps when done
 			spawn := func(f func()) {
 				duels.Add(1)
+				work.Add(1)
 				go func() {
 					defer duels.Done()
+					defer work.Done()
 					f()
 				}()
 			}
 			b.sweep(ctx, spawn)
 			b.sweepTournaments(ctx, spawn)
+			b.deliverOwedBoards(ctx, spawn)
+			duels.Add(1)
+			go func() {
+				defer duels.Done()
+				work.Wait()
+				b.sweeps.Add(1)
+			}()
 		}
 	}
 }
@@ -118,7 +134,7 @@ func (b *Bot) afterDeadline(ctx context.Context, s *persistence.Session) {
 	if err != nil {
 		log.Warn("bot: record a game ended by its deadline", "err", err)
 	}
-	if err := b.editBoard(ctx, DefaultLocale, s, ratings); err != nil {
+	if err := b.editBoard(ctx, i18n.DefaultLocale, s, ratings); err != nil {
 		log.Warn("bot: show a game ended by its deadline", "err", err)
 		return
 	}
@@ -153,7 +169,7 @@ func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
 	ctx, cancel := context.WithTimeout(ctx, b.handlerTimeout)
 	defer cancel()
 	human := s.Seat(game.X).User + s.Seat(game.O).User // one of them is empty
-	next, err := b.thinkAndPlay(ctx, sched.Job{Class: sched.Interactive, Group: s.Guild, User: human}, s, seat)
+	next, err := b.thinkAndPlay(ctx, sched.Job{Class: sched.Interactive, Group: s.Guild, User: human}, s, seat, always)
 	if errors.Is(err, persistence.ErrConflict) || errors.Is(err, persistence.ErrNotYourTurn) || errors.Is(err, persistence.ErrNotLive) {
 		log.Debug("bot: overdue AI reply already played", "err", err)
 		return
@@ -168,7 +184,7 @@ func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
 			log.Warn("bot: record a game ended by an overdue AI reply", "err", err)
 		}
 	}
-	if err := b.editBoard(ctx, DefaultLocale, next, ratings); err != nil {
+	if err := b.editBoard(ctx, i18n.DefaultLocale, next, ratings); err != nil {
 		log.Warn("bot: show an overdue AI reply", "err", err)
 		return
 	}

@@ -7,14 +7,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/tournament"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // This file is the life of a tournament as a state machine over its
 // stored record (persistence.Tournament), with the pairing engine
-// (bot/tournament) deciding who plays whom. It does no I/O: the caller
+// (package tournament) deciding who plays whom. It does no I/O: the caller
 // loads the record, applies these steps inside Store.UpdateTournament (so
 // that a step runs once however many processes try it), then creates the
 // games the record names and posts what changed.

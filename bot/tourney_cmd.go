@@ -10,10 +10,21 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/tournament"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/tournament"
 )
+
+// The routes of /ttt tournament's subcommands and of the sign-up's
+// buttons (see routes.go).
+func init() {
+	parse := func(in commandInput) (Request, error) { return parseTournament(in.sub, in.pc) }
+	for _, sub := range []string{TournamentCreate, TournamentStart, TournamentStatus, TournamentStandings, TournamentLeave, TournamentCancel, TournamentAddAI} {
+		routeCommand(commandPath(CommandName, SubTournament, sub), parse, (*Bot).tournamentCommand)
+	}
+	routeComponent(true, (*Bot).clickTournament, customid.ActionTournament)
+}
 
 // tournamentCommand handles /ttt tournament <sub>. Tournaments live in a
 // server; creating one, starting, cancelling and signing a computer up
@@ -198,7 +209,7 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 
 // clickTournament handles the Join and Leave buttons of a sign-up: the
 // message is updated with the new list of players.
-func (b *Bot) clickTournament(ctx context.Context, c *call, id CustomID) error {
+func (b *Bot) clickTournament(ctx context.Context, c *call, id customid.ID) error {
 	guild, tid, ok := strings.Cut(string(id.Game), ".")
 	if !ok || guild != c.i.GuildID || id.Move > 1 {
 		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: tournament button %q", id.Game)}

@@ -6,15 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot/sched"
-	"github.com/tttbot/ttt-bot/bot/tournament"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/sched"
+	"github.com/tttbot/ttt-bot/tournament"
 )
 
 // How a tournament runs by itself. The sweeper of every bot process
@@ -108,7 +111,7 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	v, err := b.publicView(ctx, nil, t.Guild, DefaultLocale)
+	v, err := b.publicView(ctx, nil, t.Guild, i18n.DefaultLocale)
 	loc := v.loc
 	if err != nil {
 		b.log.Warn("bot: tournament in its fallback language", "tournament", id, "err", err)
@@ -260,7 +263,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		if !p.Notice {
 			continue
 		}
-		if err := b.postAndMark(ctx, t.Channel, b.render.TournamentBusyForfeit(loc, t, p), func(ctx context.Context, _ *discordgo.Message) error {
+		if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "forfeit", strconv.Itoa(i))), t.Channel, b.render.TournamentBusyForfeit(loc, t, p), func(ctx context.Context, _ *discordgo.Message) error {
 			return mark(ctx, func(t *persistence.Tournament) {
 				if i < len(t.Games) {
 					t.Games[i].Notice = false
@@ -281,7 +284,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 			if err != nil {
 				return t, err
 			}
-			if err := b.postAndMark(ctx, t.Channel, b.render.TournamentStandings(loc, t, round, st), func(ctx context.Context, _ *discordgo.Message) error {
+			if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "standings", strconv.Itoa(round))), t.Channel, b.render.TournamentStandings(loc, t, round, st), func(ctx context.Context, _ *discordgo.Message) error {
 				return mark(ctx, func(t *persistence.Tournament) { t.StandingsOf = max(t.StandingsOf, round) })
 			}); err != nil {
 				return t, err
@@ -289,7 +292,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		}
 		for t.Status == persistence.TournamentRunning && t.Announced < t.Round {
 			round := t.Announced + 1
-			if err := b.postAndMark(ctx, t.Channel, b.render.TournamentRound(loc, t, round), func(ctx context.Context, _ *discordgo.Message) error {
+			if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "round", strconv.Itoa(round))), t.Channel, b.render.TournamentRound(loc, t, round), func(ctx context.Context, _ *discordgo.Message) error {
 				return mark(ctx, func(t *persistence.Tournament) { t.Announced = max(t.Announced, round) })
 			}); err != nil {
 				return t, err
@@ -306,7 +309,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		if err != nil {
 			b.log.Warn("bot: tournament picture", "tournament", t.ID, "err", err)
 		}
-		if err := b.postAndMark(ctx, t.Channel, b.render.TournamentFinal(loc, t, podium, picture), func(ctx context.Context, _ *discordgo.Message) error {
+		if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "final")), t.Channel, b.render.TournamentFinal(loc, t, podium, picture), func(ctx context.Context, _ *discordgo.Message) error {
 			return mark(ctx, func(t *persistence.Tournament) { t.FinalPosted, t.Due = true, time.Time{} })
 		}); err != nil {
 			return t, err
@@ -350,7 +353,7 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 	}
 	if t.TooFew && !t.FinalPosted && b.now().Before(t.StartAt.Add(tooFewNoticeFor)) {
 		notice := &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()}
-		return b.postAndMark(ctx, t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
+		return b.postAndMark(withNonce(ctx, postNonce(t.ID, "cancelled")), t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
 			return done(ctx)
 		}) // on an error, tried again at the next look
 	}
@@ -503,7 +506,7 @@ func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int,
 	p := t.Games[i]
 	counted := map[string]bool{}
 	for _, user := range []string{p.X, p.O} {
-		if !snowflake(user) {
+		if !customid.Snowflake(user) {
 			continue // a computer player is never busy
 		}
 		g, err := b.store.ActiveGame(ctx, t.Channel, user)
@@ -611,20 +614,26 @@ func (b *Bot) showTournamentGame(ctx context.Context, v view, s *persistence.Ses
 			}
 		}
 		data.AllowedMentions = &discordgo.MessageAllowedMentions{Users: users}
-		err = b.postAndMark(ctx, s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
+		// The nonce is the game's: a post whose answer was lost, made
+		// again by the next run, is one message.
+		err = b.postAndMark(withNonce(ctx, boardNonce(s)), s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
 			s, err = b.store.SetMessage(ctx, s.ID, s.Version, m.ID)
 			return err
 		})
 		if err != nil {
+			// Its players have not seen it: their clock waits (see
+			// delivery.go) while the next run posts it.
+			b.owe(ctx, s, s.Version, time.Minute)
 			return err
 		}
+		s = b.afterDelivery(ctx, v.loc, s)
 	}
 	for {
 		seat, ok, err := aiToMove(s)
 		if err != nil || !ok {
 			return err
 		}
-		if s, err = b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "tournament:" + string(s.ID)}, s, seat); err != nil {
+		if s, err = b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "tournament:" + string(s.ID)}, s, seat, always); err != nil {
 			if errors.Is(err, persistence.ErrConflict) || errors.Is(err, persistence.ErrNotYourTurn) || errors.Is(err, persistence.ErrNotLive) {
 				return nil // played or ended meanwhile (a move's handler, a moderator)
 			}
@@ -651,7 +660,9 @@ const postAndMarkTimeout = 2 * editTimeout
 // ends meanwhile (a process stopping: RunSweeper waits for them), so that
 // a message that went out is recorded and the next process does not post
 // it again. Only a process that dies between the two, or a mark that
-// fails, leaves a message to be posted twice.
+// fails, leaves a message to be posted again, and the nonce the callers
+// give each post (postNonce) makes the second post the same message
+// within Discord's nonce window (a few minutes).
 func (b *Bot) postAndMark(ctx context.Context, channel string, d *discordgo.InteractionResponseData, mark func(ctx context.Context, m *discordgo.Message) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -682,17 +693,29 @@ func (b *Bot) post(ctx context.Context, channel string, d *discordgo.Interaction
 	return m, nil
 }
 
-// editSignup shows a tournament's sign-up message as the record is now.
+// editSignup shows a tournament's sign-up message as the record is now;
+// one it could not show is owed to the screen (see delivery.go).
 func (b *Bot) editSignup(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) {
 	if t.Message == "" {
 		return
 	}
+	if err := b.editSignupMessage(ctx, loc, t); err != nil {
+		b.log.Warn("bot: edit a tournament's sign-up; a sweeper shows it later", "tournament", t.ID, "err", err)
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+		defer cancel()
+		if err := b.store.OweTournament(bctx, t.ID, b.now().Add(oweRetry)); err != nil {
+			b.log.Error("bot: a sign-up that may not be on screen is not recorded", "tournament", t.ID, "err", err)
+		}
+	}
+}
+
+// editSignupMessage edits t's sign-up message to show t.
+func (b *Bot) editSignupMessage(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) error {
 	d, err := b.render.TournamentSignup(loc, t)
-	if err == nil {
-		_, err = b.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: t.Message, Channel: t.Channel,
-			Content: &d.Content, Components: &d.Components, AllowedMentions: d.AllowedMentions}, discordgo.WithContext(ctx))
-	}
 	if err != nil {
-		b.log.Warn("bot: edit a tournament's sign-up", "tournament", t.ID, "err", err)
+		return err
 	}
+	_, err = b.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: t.Message, Channel: t.Channel,
+		Content: &d.Content, Components: &d.Components, AllowedMentions: d.AllowedMentions}, discordgo.WithContext(ctx))
+	return err
 }

@@ -2,7 +2,6 @@ package persistence_test
 
 import (
 	"context"
-	"flag"
 	"sync"
 	"testing"
 	"time"
@@ -10,26 +9,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
-// The -update flag rewrites golden files. It is defined here unless a
-// test file of the package initialised before this one already has; other
-// tests wanting it should do the same (flag.Lookup first), since defining
-// a flag twice panics.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata")
-	}
-	return true
-}()
-
-// corpusUpdate reports whether -update was given.
-func corpusUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// corpusUpdate reports whether -update was given (package golden's flag).
+func corpusUpdate() bool { return golden.Updating() }
 
 // testClock is a settable clock for Options.Now.
 type testClock struct {

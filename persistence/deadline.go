@@ -41,7 +41,9 @@ import (
 //     a move made meanwhile (a new version, a later deadline) wins: a
 //     stale deadline does nothing.
 //
-// So a player who runs out of time loses on time exactly once.
+// So a player who runs out of time loses on time exactly once, and never
+// while their game owes a board (delivery.go): the turn is given its
+// whole time again instead.
 
 // claimLease is how long a sweeper owns the entries it claimed before
 // another sweeper may claim them again.
@@ -131,7 +133,8 @@ func dueList(res []string) ([]Due, error) {
 // without a clock is abandoned (StatusExpired, ByExpiry); where the
 // computer is to reply to a person, the reply is overdue: the game is
 // returned unchanged and active for the caller to play the reply, and
-// indexed again AIGrace later. It reports the game and whether the caller
+// indexed again AIGrace later; a player whose game owes a board (Owe)
+// gets the turn's whole time again instead of losing on time. It reports the game and whether the caller
 // must act on it (it was ended, or its reply is overdue); if the deadline
 // is stale (a move came first, the game is over or gone) it changes
 // nothing and returns false. Either way the claim is released. On an error the claim stays and
@@ -172,6 +175,30 @@ func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 				return nil, false, fmt.Errorf("persistence: reschedule %s: %w", cur.ID, err)
 			}
 			return cur, true, s.ack(ctx, d)
+		}
+		if cur.Status == StatusActive && cur.TurnTime > 0 {
+			// A player never loses on time a turn whose board may not
+			// have reached them: the turn starts again, and the process
+			// that shows the board restarts it from then.
+			_, owed, err := s.OwedVersion(ctx, cur.ID)
+			if err != nil {
+				return nil, false, err
+			}
+			if owed {
+				next := cur.clone()
+				next.Updated, next.Deadline = now, now.Add(cur.TurnTime)
+				err := s.commit(ctx, cur, next)
+				if errors.Is(err, ErrConflict) {
+					continue
+				}
+				if err != nil {
+					return nil, false, err
+				}
+				if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(next.Deadline.UnixMilli()), Member: string(cur.ID)}).Err(); err != nil {
+					return nil, false, fmt.Errorf("persistence: reschedule %s: %w", cur.ID, err)
+				}
+				return next, false, s.ack(ctx, d)
+			}
 		}
 		next := cur.clone()
 		next.Updated = now

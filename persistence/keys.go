@@ -31,6 +31,11 @@ func tag(s string) string { return "{" + s + "}" }
 //	ttt:{deadlines}:due          zset: game ID, scored by its deadline (ms)
 //	ttt:{deadlines}:claimed      zset: game ID, scored by its claim's lease end
 //
+// Boards owed to the screen (delivery.go) have their own tag too:
+//
+//	ttt:{delivery}:owed          zset: game ID, scored by its next try (ms)
+//	ttt:{delivery}:versions      hash: game ID -> highest version owed
+//
 // Interaction IDs and locks are single keys (a lock and its fencing counter
 // share the lock's name as their tag):
 //
@@ -53,6 +58,13 @@ func (k keys) due() string { return k.prefix + ":" + tag("deadlines") + ":due" }
 
 // claimed holds the due entries a sweeper has claimed, scored by lease end.
 func (k keys) claimed() string { return k.prefix + ":" + tag("deadlines") + ":claimed" }
+
+// owed indexes the games whose board may not be on screen, scored by when
+// a sweeper tries to show them next (see delivery.go).
+func (k keys) owed() string { return k.prefix + ":" + tag("delivery") + ":owed" }
+
+// owedVersions holds, per owed game, the highest version owed.
+func (k keys) owedVersions() string { return k.prefix + ":" + tag("delivery") + ":versions" }
 
 // interaction marks a Discord interaction ID as handled.
 func (k keys) interaction(id string) string { return k.prefix + ":ix:" + id }

@@ -3,14 +3,12 @@ package persistence
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/internal/golden"
 )
 
 func TestSessionRecordRoundTrip(t *testing.T) {
@@ -130,16 +128,6 @@ func FuzzDecodeSession(f *testing.F) {
 	})
 }
 
-// The -update flag rewrites golden files; it is defined once for the test
-// binary by whichever test file initialises first (defining it twice
-// panics).
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata")
-	}
-	return true
-}()
-
 // TestSessionRecordGolden pins the stored form of a session: a change to
 // it must be deliberate (old records must still decode), so it shows up
 // as a diff of testdata/session_record.golden (-update rewrites it).
@@ -166,16 +154,8 @@ func TestSessionRecordGolden(t *testing.T) {
 		got.Write(b)
 		got.WriteByte('\n')
 	}
-	path := filepath.Join("testdata", "session_record.golden")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
+	golden.Write(t, "session_record.golden", got.Bytes())
+	want := golden.Read(t, "session_record.golden")
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("stored form changed:\n got %s\nwant %s", got.Bytes(), want)
 	}

@@ -40,12 +40,12 @@ func Example() {
 	// Output:
 	// 3x3k3 O to move, wins in 3 (only move) from self-play
 	//    a b c
-	//  1 O X O
+	//  1 X O .
 	//  2 X . .
-	//  3 X . .
-	// winning: [c3]
+	//  3 O . X
+	// winning: [b2]
 	// check: <nil>
-	// b2 failed, c2 failed, b3 failed, c3 playing
+	// c1 failed, b2 playing, c2 failed, b3 failed
 }
 
 // Judge follows a game against the perfect AI: after each of the user's

@@ -59,7 +59,7 @@ const (
 )
 
 // Game is one finished game of the corpus, decoded by the caller (cmd/bot,
-// bot/retrain) from persistence records.
+// retrain) from persistence records.
 type Game struct {
 	// Start is the position the game started from; the zero Position
 	// means the empty board of the Config's rules.

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,9 +19,8 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func mustRules(t testing.TB, s string) game.Rules {
 	t.Helper()
@@ -107,16 +105,8 @@ func TestRunDeterministic(t *testing.T) {
 	if sums[0] != sums[1] {
 		t.Fatalf("1 worker gives weights %s, 3 give %s", sums[0], sums[1])
 	}
-	golden := filepath.Join("testdata", "weights.sha256")
-	if *update {
-		if err := os.WriteFile(golden, []byte(sums[0]+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
+	golden.Write(t, "weights.sha256", []byte(sums[0]+"\n"))
+	want := golden.Read(t, "weights.sha256")
 	// Other architectures may fuse multiply-adds, which the Go spec allows,
 	// and round differently.
 	if got := sums[0]; got != strings.TrimSpace(string(want)) && runtime.GOARCH == "amd64" {

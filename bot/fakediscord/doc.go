@@ -31,6 +31,10 @@
 // injects the faults Discord's API shows now and then into the next N (or
 // a seeded share of the) REST calls of a method and path: a 5xx with an
 // HTML body, a connection reset before or after the request is applied, a
-// slow answer. A channel post with a nonce and enforce_nonce returns the
+// slow answer, a 429 with Discord's body and rate-limit headers (per route
+// or global), or a seeded mix of these; Outage fails every REST call until
+// it is ended. A channel post with a nonce and enforce_nonce returns the
 // first message posted with that nonce in the channel within 5 minutes.
+// With Options.History the fake keeps every state each message was shown
+// in (History), for tests of what a user saw when.
 package fakediscord

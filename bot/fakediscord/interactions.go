@@ -581,6 +581,7 @@ func (s *Server) callbackLocked(ix *interaction, contentType string, body []byte
 			applyPayload(&next, &p, FlagSuppressEmbeds)
 			next.Edited = s.now()
 			*m = next
+			s.shownLocked(m)
 		}
 		ix.originalID, affected = m.ID, m
 	case callbackAutocomplete:
@@ -775,6 +776,7 @@ func (s *Server) editLocked(m *message, r *http.Request, body []byte) *apiError 
 	}
 	next.Edited = s.now()
 	*m = next
+	s.shownLocked(m)
 	return nil
 }
 

@@ -124,16 +124,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-RateLimit-Bucket", "fake")
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	s.mu.Lock()
-	f := s.faultLocked(r.Method, u.Path)
+	f, kind := s.faultLocked(r.Method, u.Path)
 	s.mu.Unlock()
 	switch {
 	case f == nil:
 		s.restMux.ServeHTTP(rec, r2)
-	case f.Kind == FaultResetBefore || f.Kind == FaultResetAfter:
+	case kind == FaultResetBefore || kind == FaultResetAfter:
 		rec.status = 0
-		serveFault(f, w, r2, s.restMux)
+		serveFault(f, kind, w, r2, s.restMux)
 	default:
-		serveFault(f, rec, r2, s.restMux)
+		serveFault(f, kind, rec, r2, s.restMux)
 	}
 
 	s.mu.Lock()
@@ -417,7 +417,7 @@ func (s *Server) restChannelCreate(r *http.Request, body []byte) (int, any, *api
 			return http.StatusOK, s.wireMessage(n.msg), nil
 		}
 	}
-	m := &message{ChannelID: r.PathValue("channel"), GuildID: s.channelGuild[r.PathValue("channel")]}
+	m := &message{ChannelID: r.PathValue("channel"), GuildID: s.channelGuild[r.PathValue("channel")], Nonce: p.Nonce}
 	applyPayload(m, &p, allowedChannelEditFlags|FlagSuppressNotify)
 	if e := s.attachLocked(m, &p, files); e != nil {
 		return 0, nil, e
@@ -470,6 +470,7 @@ func (s *Server) restChannelEdit(r *http.Request, body []byte) (int, any, *apiEr
 	}
 	applyPayload(m, &p, allowedChannelEditFlags)
 	m.Edited = s.now()
+	s.shownLocked(m)
 	s.notifyLocked()
 	return http.StatusOK, s.wireMessage(m), nil
 }

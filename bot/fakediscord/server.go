@@ -71,6 +71,8 @@ type Options struct {
 	InteractionsURL string
 	// Shards is the shard count GET /gateway/bot recommends; 0 means 1.
 	Shards int
+	// History keeps every state each message was shown in (see History).
+	History bool
 }
 
 // Server is a fake Discord listening on loopback. Create it with New.
@@ -109,6 +111,7 @@ type Server struct {
 	identifyClose   int // non-zero: IDENTIFY is answered by this close code
 	faults          []*Fault
 	nonces          map[string]nonceEntry // enforced nonces of channel posts, by channel and nonce
+	history         map[string][]message  // with Options.History: each message's states, oldest first
 }
 
 // New starts a fake Discord on a loopback port. If tb is not nil the server

@@ -58,9 +58,11 @@ type Message struct {
 	VisibleTo       string // user ID for ephemeral messages
 	Loading         bool   // a deferred "is thinking..." placeholder not yet edited
 	InteractionID   string // the interaction this message answers, if any
-	Created         time.Time
-	Edited          time.Time // zero if never edited
-	Deleted         bool
+	// Nonce is the nonce the message was posted with (channel posts).
+	Nonce   string
+	Created time.Time
+	Edited  time.Time // zero if never edited
+	Deleted bool
 }
 
 // Buttons returns every component inside the message's rows, in order.
@@ -93,6 +95,7 @@ type message struct {
 	AllowedMentions        *discordgo.MessageAllowedMentions
 	VisibleTo              string
 	InteractionID          string
+	Nonce                  string
 	InteractionType        int
 	InteractionName        string
 	InteractionUser        string
@@ -139,7 +142,7 @@ func (w wireComponent) component() Component {
 func (m *message) snapshot() Message {
 	out := Message{ID: m.ID, ChannelID: m.ChannelID, GuildID: m.GuildID, Content: m.Content, Flags: m.Flags,
 		Ephemeral: m.Flags&FlagEphemeral != 0, VisibleTo: m.VisibleTo, Loading: m.Flags&FlagLoading != 0,
-		InteractionID: m.InteractionID, Created: m.Created, Edited: m.Edited, Deleted: m.Deleted}
+		InteractionID: m.InteractionID, Nonce: m.Nonce, Created: m.Created, Edited: m.Edited, Deleted: m.Deleted}
 	if m.AllowedMentions != nil {
 		am := *m.AllowedMentions
 		am.Parse, am.Roles, am.Users = slices.Clone(am.Parse), slices.Clone(am.Roles), slices.Clone(am.Users)
@@ -204,6 +207,32 @@ func (s *Server) addMessageLocked(m *message) {
 	}
 	s.messages[m.ID] = m
 	s.channels[m.ChannelID] = append(s.channels[m.ChannelID], m)
+	s.shownLocked(m)
+}
+
+// shownLocked records m as it is now in its history (with
+// Options.History); s.mu must be held.
+func (s *Server) shownLocked(m *message) {
+	if !s.opts.History {
+		return
+	}
+	if s.history == nil {
+		s.history = map[string][]message{}
+	}
+	s.history[m.ID] = append(s.history[m.ID], *m)
+}
+
+// History returns every state message id was shown in, oldest first:
+// as it was created, then after each edit (its Edited says when). It is
+// empty unless the Server was made with Options.History.
+func (s *Server) History(id string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Message, 0, len(s.history[id]))
+	for _, m := range s.history[id] {
+		out = append(out, m.snapshot())
+	}
+	return out
 }
 
 // PostMessage stores a message as if the bot had posted it to the channel

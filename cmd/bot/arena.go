@@ -24,7 +24,10 @@ losses and its average and longest move time. The level options without a
 prefix (-depth, ...) apply to both sides; -x-depth, -o-depth and so on set
 one side's and take precedence. Each game's seeds are derived from -seed
 and the game's number, so a match replays exactly whatever the number of
-workers (unless a level is limited by a time budget).`,
+workers (unless a level is limited by a time budget). Besides the levels
+of "bot levels", the arena plays "uct": plain textbook UCT (random
+playouts, UCB1 with c = sqrt 2, no solver), the yardstick for mcts; give
+both the same -iterations.`,
 		run: runArena,
 	}
 }
@@ -64,6 +67,10 @@ func runArena(ctx context.Context, e *env, cmd *command, args []string) error {
 	if *opening && len(r.Openings()) == 0 {
 		return badInput("-opening: %s has no random opening; only the X-O-X variant (like 4x3xox) has one", r)
 	}
+	// The arena also plays "uct", plain UCT, the yardstick mcts is
+	// measured against; it is registered here only, so serve never
+	// offers it.
+	e.levels.Register(ai.UCTLevel())
 	if err := e.loadLevelVersions(ctx, r, levelSpec{"-x", *xLevel}, levelSpec{"-o", *oLevel}); err != nil {
 		return err
 	}

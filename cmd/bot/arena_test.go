@@ -30,7 +30,7 @@ func TestArenaGolden(t *testing.T) {
 			if r.code != exitOK || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
-			golden(t, "arena-"+tt.name+".golden", "$ bot arena "+strings.Join(tt.args, " ")+"\n---\n"+r.stdout)
+			goldenText(t, "arena-"+tt.name+".golden", "$ bot arena "+strings.Join(tt.args, " ")+"\n---\n"+r.stdout)
 		})
 	}
 }
@@ -118,5 +118,20 @@ func TestShortDuration(t *testing.T) {
 		if got := shortDuration(d); got != tt.want {
 			t.Errorf("shortDuration(%s) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestArenaPlaysUCT checks that the arena plays "uct", the yardstick for
+// mcts, and that "bot levels" (what the bot offers) does not list it.
+func TestArenaPlaysUCT(t *testing.T) {
+	r := runBot(t, "", "arena", "-x", "mcts", "-o", "uct", "-iterations", "200", "-budget", "1m", "-games", "4", "-seed", "1", "-rules", "5x5k4")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`(?m)^O +uct \(iterations 200`).MatchString(r.stdout) {
+		t.Errorf("want an O row for uct in:\n%s", r.stdout)
+	}
+	if r := runBot(t, "", "levels"); strings.Contains(r.stdout, "uct") {
+		t.Errorf("bot levels lists uct:\n%s", r.stdout)
 	}
 }

@@ -46,7 +46,7 @@ func runSteps(t *testing.T, steps []step) []result {
 			t.Errorf("bot %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), r.code, s.code, r.stdout, r.stderr)
 		}
 		if s.golden != "" {
-			golden(t, s.golden, "$ bot "+strings.Join(s.args, " ")+"\n--- stdout\n"+r.stdout+"--- stderr\n"+r.stderr)
+			goldenText(t, s.golden, "$ bot "+strings.Join(s.args, " ")+"\n--- stdout\n"+r.stdout+"--- stderr\n"+r.stderr)
 		}
 		results = append(results, r)
 	}

@@ -34,7 +34,10 @@ import (
 //
 // They need redis-server on the PATH and the go command (to build the
 // bot); -short skips them. -load.bin=PATH runs them against a bot binary
-// built elsewhere instead (an older commit, for a before and after). Each
+// built elsewhere instead (an older commit, for a before and after);
+// -load.faults=0.05 makes the fake fail a seeded 5% of the replicas'
+// writes (see load_faults_test.go), and every flood game seen finished
+// must show its final board after the flood, faults or not. Each
 // case logs a one-line summary; the answers without a board, how the AI
 // replies came, the REST requests Discord refused and the replicas' log
 // lines go to stdout.
@@ -91,7 +94,7 @@ func BenchmarkFlood(b *testing.B) {
 // of its own (GOMAXPROCS=1, AI_WORKERS=1, pinned), and shedding is off in
 // effect, so both runs play the same games: AI_MAX_WAIT=10m lifts the
 // bound on the estimated wait, and 60 users stay under the bound on the
-// queue (bot/sched's 64 jobs waiting per worker). Compare the
+// queue (sched's 64 jobs waiting per worker). Compare the
 // ai-replies/s figures.
 func BenchmarkFloodReplicas(b *testing.B) {
 	bin := loadPrereqs(b)
@@ -124,6 +127,9 @@ type floodResult struct {
 	replyTimes []time.Time
 	// calls are the REST requests the replicas made of the fake.
 	calls []fakediscord.Call
+	// wrongBoards are the finished flood games whose board message does
+	// not show the final state of the game, with why.
+	wrongBoards []string
 }
 
 // runFlood runs b.N floods of case c against a fresh cluster and reports.
@@ -149,6 +155,10 @@ func runFlood(b *testing.B, bin *loadBinary, c floodCase) {
 	b.StopTimer()
 	ctx, cancel = context.WithTimeout(context.Background(), loadHeapSettleMax+time.Minute)
 	defer cancel()
+	rec.mu.Lock()
+	finished := slices.Clone(rec.finishedBoards)
+	rec.mu.Unlock()
+	res.wrongBoards = cl.finalBoards(ctx, finished)
 	after, settled, err := cl.settle(ctx, before)
 	if err != nil {
 		b.Errorf("after the flood: %v", err) // reported without the growth figures
@@ -278,6 +288,7 @@ func reportFlood(b *testing.B, cl *loadCluster, c floodCase, rec *loadRecorder, 
 	report(float64(rec.ends[endShed]), "shed")
 	report(float64(rec.ends[endStranded]+rec.ends[endFailedStart]), "stranded")
 	report(float64(rec.ends[endStuck]), "stuck")
+	report(float64(len(res.wrongBoards)), "final-board-wrong")
 	rate := float64(len(rec.aiReplies)) / res.elapsed.Seconds()
 	report(rate, "ai-replies/s")
 	mid := midRate(res.replyTimes)
@@ -307,6 +318,9 @@ func reportFlood(b *testing.B, cl *loadCluster, c floodCase, rec *loadRecorder, 
 	}
 
 	name := fmt.Sprintf("users=%d replicas=%d", c.users, c.replicas)
+	if *loadFaults > 0 {
+		name += fmt.Sprintf(" faults=%g", *loadFaults)
+	}
 	var pins []string
 	for _, r := range cl.replicas {
 		pins = append(pins, r.name+" "+r.pinned)
@@ -334,7 +348,16 @@ func reportFlood(b *testing.B, cl *loadCluster, c floodCase, rec *loadRecorder, 
 		detail("driver error: %s", e)
 	}
 	refused, total := restRefusals(res.calls)
-	detail("the replicas made %d REST requests of Discord, %d refused", len(res.calls), total)
+	resets := 0
+	for _, c := range res.calls {
+		if c.Status == 0 {
+			resets++
+		}
+	}
+	detail("the replicas made %d REST requests of Discord, %d refused, %d reset (faults injected in a share of %g of the writes)",
+		len(res.calls), total, resets, *loadFaults)
+	detail("%d finished flood games' boards checked against the Store after the flood, %d not showing the final board",
+		len(rec.finishedBoards), len(res.wrongBoards))
 	for _, t := range refused {
 		detail("REST refused: %s", t)
 	}
@@ -367,6 +390,10 @@ func reportFlood(b *testing.B, cl *loadCluster, c floodCase, rec *loadRecorder, 
 	}
 	if n := rec.ends[endError]; n > 0 {
 		b.Errorf("%s: %d flood games ended in a driver error (above)", name, n)
+	}
+	if n := len(res.wrongBoards); n > 0 {
+		b.Errorf("%s: %d of %d finished flood games do not show their final board %v after the flood: %s",
+			name, n, len(rec.finishedBoards), loadFinalPatience, strings.Join(res.wrongBoards[:min(n, 5)], "; "))
 	}
 	for i, r := range cl.replicas {
 		if haveG && after[i].goroutines > before[i].goroutines+loadGoroutineSlack {

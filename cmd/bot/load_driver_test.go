@@ -31,7 +31,10 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
@@ -114,13 +117,15 @@ type loadReplica struct {
 // loadCluster is everything a flood runs against.
 type loadCluster struct {
 	fake   *fakediscord.Server
-	signer *bot.Signer
-	cat    *bot.Catalog
+	signer *customid.Signer
+	cat    *i18n.Catalog
 	// turn is what a live board's text says ("to move", en-US).
 	turn     string
 	replicas []*loadReplica
 	proxy    *loadProxy // nil: the fake posts to the one replica directly
 	dir      string
+	// store reads the games the flood played (their final boards).
+	store *persistence.Store
 }
 
 // loadPort returns a free loopback port.
@@ -173,16 +178,17 @@ func startLoadCluster(tb testing.TB, bin string, c floodCase) *loadCluster {
 	tb.Helper()
 	rdb := redistest.Start(tb)
 	fake := fakediscord.New(tb, fakediscord.Options{})
-	signer, err := bot.NewSigner([]byte(loadCustomIDKey))
+	signer, err := customid.NewSigner([]byte(loadCustomIDKey))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cat, err := bot.NewCatalog()
+	cat, err := i18n.NewCatalog()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cl := &loadCluster{fake: fake, signer: signer, cat: cat, dir: tb.TempDir(),
-		turn: strings.TrimSpace(cat.Text(bot.DefaultLocale, "board.turn", "mark", "", "player", ""))}
+		turn:  strings.TrimSpace(cat.Text(i18n.DefaultLocale, "board.turn", "mark", "", "player", "")),
+		store: persistence.New(redistest.Client(tb, rdb), persistence.Options{PseudonymKey: []byte(loadPseudonymKey)})}
 	_, tasksetErr := exec.LookPath("taskset")
 	for i := range c.replicas {
 		r := &loadReplica{name: fmt.Sprintf("replica%d", i+1), endpoint: "http://" + loadPort(tb), ops: "http://" + loadPort(tb),
@@ -219,6 +225,7 @@ func startLoadCluster(tb testing.TB, bin string, c floodCase) *loadCluster {
 		tb.Fatalf("the interactions endpoint %s fails Discord's check: %v", target, err)
 	}
 	fake.SetInteractionsURL(target)
+	injectLoadFaults(fake, *loadFaults)
 	return cl
 }
 
@@ -477,7 +484,7 @@ func (cl *loadCluster) view(m *fakediscord.Message) boardView {
 			continue
 		}
 		id, err := cl.signer.Decode(c.CustomID)
-		if err != nil || id.Action != bot.ActionMove {
+		if err != nil || id.Action != customid.ActionMove {
 			continue
 		}
 		cells++
@@ -781,6 +788,9 @@ func (d *loadDriver) play(ctx context.Context, p *loadPlayer) gameEnd {
 	for tries := 0; ; {
 		switch v.state {
 		case stateOver:
+			if !p.bystander {
+				d.rec.finished(board.ID)
+			}
 			return endFinished
 		case stateTurn:
 		case stateThinking:
@@ -870,8 +880,8 @@ func (d *loadDriver) stopped(ctx context.Context, p *loadPlayer, err error) game
 // busyText and slowDownText are the bot's answers (en-US, the fake's
 // default locale) to a second game in a channel and to a user over the
 // rate limit.
-func (cl *loadCluster) busyText() string     { return cl.cat.Text(bot.DefaultLocale, bot.KeyBusy) }
-func (cl *loadCluster) slowDownText() string { return cl.cat.Text(bot.DefaultLocale, bot.KeySlowDown) }
+func (cl *loadCluster) busyText() string     { return cl.cat.Text(i18n.DefaultLocale, bot.KeyBusy) }
+func (cl *loadCluster) slowDownText() string { return cl.cat.Text(i18n.DefaultLocale, bot.KeySlowDown) }
 
 // pause sleeps for d unless ctx ends first.
 func pause(ctx context.Context, d time.Duration) error {
@@ -910,6 +920,15 @@ type loadRecorder struct {
 	nErrs  int
 	ends   [numEnds]int // flood games
 	byEnds [numEnds]int // bystander games
+	// finishedBoards are the board messages of the flood games seen
+	// finished.
+	finishedBoards []string
+}
+
+func (r *loadRecorder) finished(board string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finishedBoards = append(r.finishedBoards, board)
 }
 
 func newLoadRecorder() *loadRecorder { return &loadRecorder{texts: map[string]int{}} }

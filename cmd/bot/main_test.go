@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/tttbot/ttt-bot/internal/golden"
+)
 
 // result is what one run of the command produced.
 type result struct {
@@ -50,26 +47,11 @@ func runFixed(t testing.TB, stdin string, args ...string) result {
 	return result{code, out.String(), errOut.String()}
 }
 
-// golden compares got with testdata/name, or rewrites the file with -update.
-func golden(t *testing.T, name, got string) {
+// goldenText compares got with testdata/name, or rewrites the file with
+// -update (package golden).
+func goldenText(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run go test -update to accept it)\n--- got:\n%s\n--- want:\n%s", path, got, want)
-	}
+	golden.Equal(t, name, []byte(got))
 }
 
 func TestUsage(t *testing.T) {
@@ -113,11 +95,11 @@ func TestUsage(t *testing.T) {
 			if r.code != exitOK || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
 			}
-			if *update && written[tt.golden] {
+			if golden.Updating() && written[tt.golden] {
 				return // the golden file is written by the first case
 			}
 			written[tt.golden] = true
-			golden(t, tt.golden, r.stdout)
+			goldenText(t, tt.golden, r.stdout)
 		})
 	}
 }

@@ -59,7 +59,7 @@ func TestPlayTranscripts(t *testing.T) {
 			} else {
 				head += "input: every cell in turn\n"
 			}
-			golden(t, "play-"+tt.name+".golden", head+"---\n"+r.stdout)
+			goldenText(t, "play-"+tt.name+".golden", head+"---\n"+r.stdout)
 		})
 	}
 }

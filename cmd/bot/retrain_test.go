@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
+	"github.com/tttbot/ttt-bot/retrain"
 	"github.com/tttbot/ttt-bot/weights"
 )
 

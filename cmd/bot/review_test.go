@@ -24,7 +24,7 @@ func TestReviewGolden(t *testing.T) {
 			if r.code != exitOK || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
-			golden(t, "review-"+tt.name+".golden", "$ bot review "+tt.game+"\n---\n"+timeLine.ReplaceAllString(r.stdout, "time: T"))
+			goldenText(t, "review-"+tt.name+".golden", "$ bot review "+tt.game+"\n---\n"+timeLine.ReplaceAllString(r.stdout, "time: T"))
 		})
 	}
 }

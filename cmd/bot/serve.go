@@ -21,9 +21,12 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
-	"github.com/tttbot/ttt-bot/bot/retrain"
-	"github.com/tttbot/ttt-bot/bot/sched"
+	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
+	"github.com/tttbot/ttt-bot/sched"
 	"github.com/tttbot/ttt-bot/weights"
 )
 
@@ -152,9 +155,9 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		problems = append(problems, fmt.Sprintf("DISCORD_APP_ID %q is not an ID (General Information > Application ID), or leave it empty", c.appID))
 	}
 	for name, key := range map[string][]byte{"CUSTOM_ID_KEY": c.customIDKey, "PSEUDONYM_KEY": c.pseudonymKey} {
-		if len(key) > 0 && len(key) < bot.MinKeyLen {
+		if len(key) > 0 && len(key) < customid.MinKeyLen {
 			problems = append(problems, fmt.Sprintf("%s must be at least %d bytes (try: openssl rand -hex 32), or empty to keep a generated one in Redis",
-				name, bot.MinKeyLen))
+				name, customid.MinKeyLen))
 		}
 	}
 	if raw := get("DISCORD_API_URL"); raw != "" {
@@ -203,7 +206,7 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 			c.listenAddr = defaultListenAddr
 		}
 		if raw := get("DISCORD_PUBLIC_KEY"); raw != "" {
-			key, err := bot.ParsePublicKey(raw)
+			key, err := httpmode.ParsePublicKey(raw)
 			if err != nil {
 				problems = append(problems, "DISCORD_PUBLIC_KEY must be the application's public key, 64 hex digits (General Information > Public Key), or empty to ask Discord")
 			}
@@ -269,169 +272,221 @@ type serveDeps struct {
 	backoff backoff
 }
 
-// serve wires the bot: Redis, the Store, the metrics, the Discord session
-// and the Bot, serves the operations endpoints, registers the commands,
-// handles interactions (over the gateway or HTTP) until ctx is cancelled,
-// and shuts down in order: readiness fails first, then the interactions in
-// progress finish, then the connections close.
+// serve runs one `bot serve` process: it opens it (newServer), runs it
+// until ctx is cancelled (Run) and closes it in order (Close).
 func serve(ctx context.Context, cfg serveConfig, d serveDeps) error {
+	s, err := newServer(ctx, cfg, d)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.Run(ctx)
+}
+
+// server is one `bot serve` process: the Discord session, Redis and the
+// Store, the networks and their watcher, the metrics and the Bot. Run
+// serves the operations endpoints, the sweeper, the live-games count and
+// the periodic retrain job, and handles interactions (over the gateway or
+// HTTP) until ctx is cancelled; Close stops what Run and newServer
+// started, the last started first.
+type server struct {
+	cfg     serveConfig
+	d       serveDeps
+	log     *slog.Logger
+	ses     *discordgo.Session
+	reg     *bot.MetricRegistry
+	metrics *bot.Metrics
+	store   *persistence.Store
+	job     *retrain.Job
+	b       *bot.Bot
+	health  *httpmode.Health
+	// closers stop what was started, run by Close in reverse order.
+	closers []func()
+}
+
+// newServer opens a process: Discord first (a token it rejects stops
+// serve before anything starts, and the application ID and public key
+// may come from it), then Redis, the secrets, the Store, the networks and
+// the Bot. What it opened is closed again if a later step fails.
+func newServer(ctx context.Context, cfg serveConfig, d serveDeps) (_ *server, err error) {
 	if d.listen == nil {
 		d.listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 	}
 	if d.backoff == (backoff{}) {
 		d.backoff = serveBackoff
 	}
-	log := slog.New(slog.NewTextHandler(d.logOut, &slog.HandlerOptions{Level: cfg.logLevel}))
-	// Discord first: a token it rejects stops serve before anything
-	// starts, and the application ID and public key may come from it.
-	ses, err := d.newSession(cfg.token)
+	s := &server{cfg: cfg, d: d, log: slog.New(slog.NewTextHandler(d.logOut, &slog.HandlerOptions{Level: cfg.logLevel}))}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if err := s.openDiscord(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.openStore(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.openBot(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openDiscord makes the session (its calls counted by route kind and
+// outcome) and learns the application behind the token.
+func (s *server) openDiscord(ctx context.Context) error {
+	ses, err := s.d.newSession(s.cfg.token)
 	if err != nil {
 		return fmt.Errorf("discord session: %w", err)
 	}
-	if cfg.apiURL != nil {
-		ses.Client = bot.RedirectClient(cfg.apiURL, 20*time.Second)
-		log.Info("serve: Discord API redirected", "url", cfg.apiURL.String())
+	if s.cfg.apiURL != nil {
+		ses.Client = bot.RedirectClient(s.cfg.apiURL, 20*time.Second)
+		s.log.Info("serve: Discord API redirected", "url", s.cfg.apiURL.String())
 	}
-	// Every call to Discord is counted by route kind and outcome.
-	reg := bot.NewRegistry()
-	ses.Client = bot.CountDiscordCalls(ses.Client, reg)
-	if err := resolveApplication(ctx, &cfg, ses, log, d.backoff); err != nil {
+	s.reg = bot.NewMetricRegistry()
+	ses.Client = bot.CountDiscordCalls(ses.Client, s.reg)
+	if err := resolveApplication(ctx, &s.cfg, ses, s.log, s.d.backoff); err != nil {
 		return err
 	}
-	log.Info("serve: invite the bot to a server with this link", "url", inviteURL(cfg.appID))
+	s.log.Info("serve: invite the bot to a server with this link", "url", inviteURL(s.cfg.appID))
+	s.ses, s.metrics = ses, bot.NewMetrics(s.reg)
+	return nil
+}
 
-	metrics := bot.NewMetrics(reg)
-	rdb, closeRedis, err := persistence.Open(ctx, persistence.OpenOptions{URL: cfg.redisURL, Logger: log})
+// openStore opens Redis, resolves the secrets kept there, builds the
+// Store and moves the blocks stored by raw ID to pseudonyms.
+func (s *server) openStore(ctx context.Context) error {
+	rdb, closeRedis, err := persistence.Open(ctx, persistence.OpenOptions{URL: s.cfg.redisURL, Logger: s.log})
 	if err != nil {
 		return err
 	}
-	defer func() {
+	s.closers = append(s.closers, func() {
 		if err := closeRedis(); err != nil {
-			log.Error("serve: closing redis", "err", err)
+			s.log.Error("serve: closing redis", "err", err)
 		}
-	}()
-	rdb.AddHook(redisErrors{metrics})
+	})
+	rdb.AddHook(redisErrors{s.metrics})
 	// The secrets not set in the environment are shared through Redis;
 	// the Store is built once the pseudonym key is known.
-	where, volatile := redisStorage(cfg.redisURL)
-	if err := resolveSecrets(ctx, persistence.New(rdb, persistence.Options{SessionCache: -1}), &cfg, log, where, volatile); err != nil {
+	where, volatile := redisStorage(s.cfg.redisURL)
+	if err := resolveSecrets(ctx, persistence.New(rdb, persistence.Options{SessionCache: -1}), &s.cfg, s.log, where, volatile); err != nil {
 		return err
 	}
-	store := persistence.New(rdb, persistence.Options{PseudonymKey: cfg.pseudonymKey})
+	s.store = persistence.New(rdb, persistence.Options{PseudonymKey: s.cfg.pseudonymKey})
 	// Blocks are named by pseudonym; those stored by ID before (or by a
 	// replica of that version still running) move now, before serving.
-	moved, err := store.MigrateBlocks(ctx)
+	moved, err := s.store.MigrateBlocks(ctx)
 	if err != nil {
 		return fmt.Errorf("migrating blocks: %w", err)
 	}
 	if moved > 0 {
-		log.Info("serve: blocks moved to pseudonymous names", "blocks", moved)
+		s.log.Info("serve: blocks moved to pseudonymous names", "blocks", moved)
 	}
-	// The networks: the neural levels play the set, which the watcher
-	// fills (each board's registry version, else the shipped weights) and
-	// keeps in step with the registry until serve returns.
-	models := nn.NewSet()
-	d.levels.Register(ai.NeuralLevel(models))
-	d.levels.Register(ai.HumanlikeLevel(models))
-	watcher := bot.NewModelWatcher(store, models, weights.Load, log)
-	if err := watcher.Load(ctx); err != nil {
-		log.Warn("serve: not every network loaded; the boards without one refuse the neural levels", "err", err)
-	}
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	watching := make(chan struct{})
-	go func() {
-		defer close(watching)
-		watcher.Run(watchCtx)
-	}()
-	defer func() {
-		stopWatch()
-		<-watching
-	}()
-	metrics.InstrumentLevels(d.levels, time.Now)
-	pool := sched.New(sched.Options{Workers: cfg.aiWorkers, MaxWait: cfg.aiMaxWait, MaxQueue: cfg.aiMaxQueue})
-	rcfg := retrainConfig(cfg.retrain)
-	rcfg.Pool = pool
-	job := retrain.New(store, rcfg)
-	cat, err := bot.NewCatalog()
-	if err != nil {
-		return err
-	}
-	signer, err := bot.NewSigner(cfg.customIDKey)
-	if err != nil {
-		return err
-	}
-	var dc bot.Discord = ses
-	if cfg.mode == modeHTTP {
-		dc = bot.NewInlineDiscord(ses)
-	}
-	b, err := bot.New(bot.Deps{Discord: dc, Store: store, Levels: d.levels, Catalog: cat,
-		Signer: signer, Logger: log, AppID: cfg.appID, Models: models, Retrain: job}, bot.Options{Metrics: metrics, Pool: pool})
-	if err != nil {
-		return err
-	}
+	return nil
+}
 
-	health := bot.NewHealth(store, 0)
-	if cfg.opsAddr != "" {
-		ln, err := d.listen(cfg.opsAddr)
+// openBot loads the networks (each board's registry version, else the
+// shipped weights) and keeps them in step with the registry, and builds
+// the AI queue, the retrain job and the Bot.
+func (s *server) openBot(ctx context.Context) error {
+	models := nn.NewSet()
+	s.d.levels.Register(ai.NeuralLevel(models))
+	s.d.levels.Register(ai.HumanlikeLevel(models))
+	watcher := retrain.NewModelWatcher(s.store, models, weights.Load, bot.PresetKeys(), s.log)
+	if err := watcher.Load(ctx); err != nil {
+		s.log.Warn("serve: not every network loaded; the boards without one refuse the neural levels", "err", err)
+	}
+	s.background(ctx, watcher.Run)
+	s.metrics.InstrumentLevels(s.d.levels, time.Now)
+	pool := sched.New(sched.Options{Workers: s.cfg.aiWorkers, MaxWait: s.cfg.aiMaxWait, MaxQueue: s.cfg.aiMaxQueue})
+	rcfg := retrainConfig(s.cfg.retrain)
+	rcfg.Pool = pool
+	s.job = retrain.New(s.store, rcfg)
+	cat, err := i18n.NewCatalog()
+	if err != nil {
+		return err
+	}
+	signer, err := customid.NewSigner(s.cfg.customIDKey)
+	if err != nil {
+		return err
+	}
+	var dc bot.Discord = s.ses
+	if s.cfg.mode == modeHTTP {
+		dc = httpmode.NewInlineDiscord(s.ses)
+	}
+	s.b, err = bot.New(bot.Deps{Discord: dc, Store: s.store, Levels: s.d.levels, Catalog: cat,
+		Signer: signer, Logger: s.log, AppID: s.cfg.appID, Models: models, Retrain: s.job}, bot.Options{Metrics: s.metrics, Pool: pool})
+	if err != nil {
+		return err
+	}
+	s.health = httpmode.NewHealth(s.store, 0)
+	return nil
+}
+
+// background runs run in a goroutine until ctx is cancelled or Close
+// stops it, and Close waits for it to return.
+func (s *server) background(ctx context.Context, run func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	s.closers = append(s.closers, func() {
+		cancel()
+		<-done
+	})
+}
+
+// Run serves until ctx is cancelled: the operations endpoints, the
+// sweeper (deadlines, AI duels, owed boards; it stops with ctx, ending
+// running duels while the session is still open), the live-games count,
+// the periodic retrain job, and the interactions.
+func (s *server) Run(ctx context.Context) error {
+	if s.cfg.opsAddr != "" {
+		ln, err := s.d.listen(s.cfg.opsAddr)
 		if err != nil {
 			return fmt.Errorf("ops listener: %w", err)
 		}
-		ops := &http.Server{Handler: bot.OpsHandler(health, reg), ReadHeaderTimeout: 5 * time.Second}
+		ops := &http.Server{Handler: httpmode.OpsHandler(s.health, s.reg), ReadHeaderTimeout: 5 * time.Second}
 		go func() {
 			if err := ops.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("serve: ops listener", "err", err)
+				s.log.Error("serve: ops listener", "err", err)
 			}
 		}()
-		defer ops.Close()
-		log.Info("serve: ops endpoints", "addr", ln.Addr().String())
+		s.closers = append(s.closers, func() { _ = ops.Close() })
+		s.log.Info("serve: ops endpoints", "addr", ln.Addr().String())
 	}
-	// The sweeper loses games on time, expires challenges and plays AI
-	// duels. It stops with ctx (a signal), ending running duels while the
-	// session is still open, and serve returns only once it has stopped.
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	sweeping := make(chan struct{})
-	go func() {
-		defer close(sweeping)
-		b.RunSweeper(sweepCtx, serveSweepEvery)
-	}()
-	defer func() {
-		stopSweep()
-		<-sweeping
-	}()
+	s.background(ctx, func(ctx context.Context) { s.b.RunSweeper(ctx, serveSweepEvery) })
 	// ttt_active_games is counted here, not at scrape time: a scrape
 	// never waits on Redis, and many scrapers cost one count per period.
-	countCtx, stopCount := context.WithCancel(ctx)
-	counting := make(chan struct{})
-	go func() {
-		defer close(counting)
-		metrics.RefreshActiveGames(countCtx, serveCountEvery, store.LiveGames,
-			func(err error) { log.Warn("serve: counting live games", "err", err) })
-	}()
-	defer func() {
-		stopCount()
-		<-counting
-	}()
+	s.background(ctx, func(ctx context.Context) {
+		s.metrics.RefreshActiveGames(ctx, serveCountEvery, s.store.LiveGames,
+			func(err error) { s.log.Warn("serve: counting live games", "err", err) })
+	})
 	// The periodic retrain job (RETRAIN_INTERVAL, 0 = off). A run in
 	// progress at shutdown is cancelled: it publishes nothing, and its
 	// lock is released (or frees itself after its lease).
-	if cfg.retrain.interval > 0 {
-		retrainCtx, stopRetrain := context.WithCancel(ctx)
-		retraining := make(chan struct{})
-		go func() {
-			defer close(retraining)
-			job.Periodic(retrainCtx, log)
-		}()
-		defer func() {
-			stopRetrain()
-			<-retraining
-		}()
-		log.Info("serve: periodic retrain job", "interval", cfg.retrain.interval, "min_new_games", cfg.retrain.minGames,
-			"time_limit", cfg.retrain.timeLimit, "cpu_share", cfg.retrain.cpuShare)
+	if r := s.cfg.retrain; r.interval > 0 {
+		s.background(ctx, func(ctx context.Context) { s.job.Periodic(ctx, s.log) })
+		s.log.Info("serve: periodic retrain job", "interval", r.interval, "min_new_games", r.minGames,
+			"time_limit", r.timeLimit, "cpu_share", r.cpuShare)
 	}
-	if cfg.mode == modeHTTP {
-		return serveHTTP(ctx, cfg, b, health, metrics, log, d.listen)
+	if s.cfg.mode == modeHTTP {
+		return serveHTTP(ctx, s.cfg, s.b, s.health, s.metrics, s.log, s.d.listen)
 	}
-	return serveGateway(ctx, cfg, b, ses, health, reg, store, log, d.backoff)
+	return serveGateway(ctx, s.cfg, s.b, s.ses, s.health, s.reg, s.store, s.log, s.d.backoff)
+}
+
+// Close stops what newServer and Run started, the last started first:
+// the retrain job, the live-games count, the sweeper, the ops endpoints,
+// the model watcher, then Redis.
+func (s *server) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
 }
 
 // serveSweepEvery is how often the sweeper looks for passed deadlines and
@@ -442,8 +497,8 @@ const serveSweepEvery = time.Second
 const serveCountEvery = 5 * time.Second
 
 // serveHTTP serves the interactions endpoint until ctx is cancelled.
-func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *bot.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
-	ep, err := bot.NewEndpoint(b, cfg.publicKey, bot.EndpointOptions{Logger: log, Metrics: metrics})
+func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *httpmode.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
+	ep, err := httpmode.NewEndpoint(b, b.Inline(), cfg.publicKey, httpmode.EndpointOptions{Logger: log, Metrics: metrics})
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 func TestRedisErrorsHook(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	reg := bot.NewRegistry()
+	reg := bot.NewMetricRegistry()
 	m := bot.NewMetrics(reg)
 
 	up := redis.NewClient(&redis.Options{Addr: redistest.Start(t).Addr()})

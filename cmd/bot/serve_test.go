@@ -18,6 +18,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -279,19 +280,20 @@ func TestServeHTTP(t *testing.T) {
 	// The registration's PUT is counted once its answer is read, which
 	// may come after serve is listening.
 	for !(strings.Contains(metrics, "ttt_interactions_total{") && strings.Contains(metrics, "\nttt_active_games ") &&
-		strings.Contains(metrics, `ttt_discord_requests_total{route="commands"`)) && wctx.Err() == nil {
+		strings.Contains(metrics, `route="commands"}`)) && wctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
 		_, metrics = get("/metrics")
 	}
 	for _, want := range []string{
-		`ttt_interactions_total{type="ApplicationCommand",outcome="ok"} 1`,
-		`ttt_http_interactions_total{status="200"} 2`, // PING and /ttt help
-		`ttt_http_interactions_total{status="401"} 1`, // the forged PING
+		`ttt_interactions_total{outcome="ok",type="ApplicationCommand"} 1`, // labels in name order, as client_golang writes them
+		`ttt_http_interactions_total{status="200"} 2`,                      // PING and /ttt help
+		`ttt_http_interactions_total{status="401"} 1`,                      // the forged PING
 		`ttt_http_first_response_seconds_count{response="inline"} 1`,
-		"# TYPE ttt_ai_move_seconds histogram",
+		"# TYPE go_goroutines gauge",                 // the standard collectors
+		"# TYPE process_resident_memory_bytes gauge", //
 		"# TYPE ttt_redis_errors_total counter",
 		"\nttt_active_games 0\n",                                                   // counted at start; /ttt help starts no game
-		`ttt_discord_requests_total{route="commands",method="PUT",outcome="ok"} 1`, // the registration
+		`ttt_discord_requests_total{method="PUT",outcome="ok",route="commands"} 1`, // the registration
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s:\n%s", want, metrics)
@@ -319,7 +321,7 @@ func TestServeHelp(t *testing.T) {
 			t.Errorf(".env.example does not set %s", k)
 		}
 	}
-	golden(t, "help-serve.golden", r.stdout)
+	goldenText(t, "help-serve.golden", r.stdout)
 }
 
 // stopServe cancels serve's context and waits (until wctx ends) for serve
@@ -427,7 +429,7 @@ func startGame(t *testing.T, ctx context.Context, fake *fakediscord.Server) fake
 // clickCell clicks an empty cell of board, found by decoding its buttons
 // with signer (so the buttons must be signed with signer's key), and checks
 // that the bot played it: the board is updated in place.
-func clickCell(t *testing.T, ctx context.Context, fake *fakediscord.Server, signer *bot.Signer, board string) {
+func clickCell(t *testing.T, ctx context.Context, fake *fakediscord.Server, signer *customid.Signer, board string) {
 	t.Helper()
 	m, ok := fake.Message(board)
 	if !ok {
@@ -435,7 +437,7 @@ func clickCell(t *testing.T, ctx context.Context, fake *fakediscord.Server, sign
 	}
 	for _, b := range m.Buttons() {
 		id, err := signer.Decode(b.CustomID)
-		if err != nil || id.Action != bot.ActionMove || b.Disabled {
+		if err != nil || id.Action != customid.ActionMove || b.Disabled {
 			continue
 		}
 		d, err := fake.Click(ctx, fakediscord.ClickSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7", User: fakediscord.User{ID: "100"}},
@@ -489,7 +491,7 @@ func TestServeTokenOnly(t *testing.T) {
 	if _, err := fake.WaitGateway(wctx, func(g fakediscord.GatewayState) bool { return g.Connected == 1 }); err != nil {
 		t.Fatal(err)
 	}
-	signer, err := bot.NewSigner(customKey)
+	signer, err := customid.NewSigner(customKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +567,7 @@ func TestServeExplicitKeysWin(t *testing.T) {
 		t.Fatal(err)
 	}
 	board := startGame(t, wctx, fake)
-	storedSigner, err := bot.NewSigner([]byte(stored))
+	storedSigner, err := customid.NewSigner([]byte(stored))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +576,7 @@ func TestServeExplicitKeysWin(t *testing.T) {
 			t.Fatalf("button %q is signed with the stored key, not the explicit one", b.CustomID)
 		}
 	}
-	envSigner, err := bot.NewSigner([]byte(customKey))
+	envSigner, err := customid.NewSigner([]byte(customKey))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -218,7 +218,7 @@ func resolveApplication(ctx context.Context, cfg *serveConfig, ses *discordgo.Se
 		return badInput("DISCORD_PUBLIC_KEY is not set and Discord did not give the application's public key: " +
 			"set DISCORD_PUBLIC_KEY (General Information > Public Key)")
 	case cfg.publicKey == nil:
-		key, err := bot.ParsePublicKey(app.VerifyKey)
+		key, err := httpmode.ParsePublicKey(app.VerifyKey)
 		if err != nil {
 			return fmt.Errorf("the public key Discord gave (verify_key %q): %w", app.VerifyKey, err)
 		}

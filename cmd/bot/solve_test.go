@@ -34,7 +34,7 @@ func TestSolveGolden(t *testing.T) {
 				t.Errorf("no nodes line in:\n%s", r.stdout)
 			}
 			out := nodesLine.ReplaceAllString(r.stdout, "nodes: N")
-			golden(t, "solve-"+tt.name+".golden", "$ bot solve "+strings.Join(tt.args, " ")+"\n---\n"+out)
+			goldenText(t, "solve-"+tt.name+".golden", "$ bot solve "+strings.Join(tt.args, " ")+"\n---\n"+out)
 		})
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tttbot/ttt-bot/bot/retrain"
 	"github.com/tttbot/ttt-bot/persistence"
+	"github.com/tttbot/ttt-bot/retrain"
 )
 
 // FuzzReadCorpusLines checks that any input is read without a panic, that

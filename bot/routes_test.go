@@ -1,0 +1,60 @@
+package bot
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/customid"
+)
+
+// TestRoutesCoverCommands checks the route table against the commands the
+// bot registers with Discord: every subcommand (and every subcommand of a
+// group) has a route, and every route is a registered subcommand.
+func TestRoutesCoverCommands(t *testing.T) {
+	var paths []string
+	for _, cmd := range Commands(testCatalog(t), []string{"random", "easy", "minimax", "mcts", "perfect"}) {
+		for _, sub := range cmd.Options {
+			switch sub.Type {
+			case discordgo.ApplicationCommandOptionSubCommand:
+				paths = append(paths, commandPath(cmd.Name, sub.Name))
+			case discordgo.ApplicationCommandOptionSubCommandGroup:
+				for _, inner := range sub.Options {
+					paths = append(paths, commandPath(cmd.Name, sub.Name, inner.Name))
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		if _, ok := commandRoutes[p]; !ok {
+			t.Errorf("command %s has no route", p)
+		}
+	}
+	for p := range commandRoutes {
+		if !slices.Contains(paths, p) {
+			t.Errorf("route %s is no registered command", p)
+		}
+	}
+	if len(paths) < 25 {
+		t.Errorf("only %d command paths; is the walk stale?", len(paths))
+	}
+}
+
+// TestRoutesCoverActions checks that every custom-ID action has a route,
+// and that the buttons of a game's own board are the ones that work only
+// in its channel.
+func TestRoutesCoverActions(t *testing.T) {
+	boardOnly := []customid.Action{customid.ActionMove, customid.ActionResign, customid.ActionAccept, customid.ActionJoin,
+		customid.ActionDecline, customid.ActionCancel, customid.ActionRematch}
+	for a := customid.ActionMove; a <= customid.ActionTournament; a++ {
+		r, ok := componentRoutes[a]
+		if !ok {
+			t.Errorf("action %s has no route", a)
+			continue
+		}
+		if want := !slices.Contains(boardOnly, a); r.anywhere != want {
+			t.Errorf("action %s works anywhere: %v, want %v", a, r.anywhere, want)
+		}
+	}
+}

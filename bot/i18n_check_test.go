@@ -269,11 +269,19 @@ var settingTokens = []string{"on", "off", "none", "all", "default", "30s", "24h"
 // English texts about it show them.
 var startTokens = []string{"1m", "7d", "30m", "2h", "1d", "<t:1796148000>", "2026-12-01T18:00Z", "2026-12-01 19:00+01:00"}
 
+// tokenWords match each of settingTokens and startTokens as a word, compiled
+// once (compiling them per locale and key cost most of the catalog check).
+var tokenWords = func() map[string]*regexp.Regexp {
+	m := map[string]*regexp.Regexp{}
+	for _, tok := range append(slices.Clone(settingTokens), startTokens...) {
+		m[tok] = regexp.MustCompile(`(^|[^\p{L}\p{N}-])` + regexp.QuoteMeta(tok) + `($|[^\p{L}\p{N}-])`)
+	}
+	return m
+}()
+
 func checkTokens(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	t.Helper()
-	word := func(tok string) *regexp.Regexp {
-		return regexp.MustCompile(`(^|[^\p{L}\p{N}-])` + regexp.QuoteMeta(tok) + `($|[^\p{L}\p{N}-])`)
-	}
+	word := func(tok string) *regexp.Regexp { return tokenWords[tok] }
 	for _, key := range c.Keys() {
 		tokens := settingTokens
 		switch {

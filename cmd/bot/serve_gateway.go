@@ -84,64 +84,8 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	}
 	events := reg.Counter("ttt_gateway_events_total",
 		"Gateway connection events by kind: connect, identify, resume, reconnect, invalid_session, zombie, close:<code>.", "kind")
-
-	// Interactions in progress get their own context, which outlives the
-	// signal by up to serveDrainTimeout so they can answer.
-	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelWork()
-	var (
-		mu       sync.Mutex
-		closing  bool
-		inflight sync.WaitGroup
-	)
-	// enter counts an event handler in, unless the process is closing.
-	enter := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if closing {
-			return false
-		}
-		inflight.Add(1)
-		return true
-	}
-	// dispatch hands an event to the bot in its own goroutine, so that a
-	// slow handler never holds up the shard's heartbeats.
-	dispatch := func(shard int) func(string, json.RawMessage) {
-		return func(t string, raw json.RawMessage) {
-			switch t {
-			case "INTERACTION_CREATE":
-				var i discordgo.InteractionCreate
-				if err := json.Unmarshal(raw, &i); err != nil || i.Interaction == nil {
-					log.Warn("serve: an interaction that does not decode", "shard", shard, "err", err)
-					return
-				}
-				if !enter() {
-					return
-				}
-				go func() {
-					defer inflight.Done()
-					b.HandleInteraction(work, &i)
-				}()
-			case "GUILD_DELETE":
-				// When the bot leaves a server (is removed or the server
-				// is deleted), forget the server's data. Discord sends the
-				// same event, marked unavailable, during outages: those
-				// are not departures.
-				var g discordgo.GuildDelete
-				if err := json.Unmarshal(raw, &g); err != nil || g.Guild == nil || g.Unavailable || !enter() {
-					return
-				}
-				go func() {
-					defer inflight.Done()
-					if err := b.ForgetGuild(work, g.ID); err != nil {
-						log.Error("serve: forgetting a server the bot left", "guild", g.ID, "err", err)
-						return
-					}
-					log.Info("serve: forgot a server the bot left", "guild", g.ID)
-				}()
-			}
-		}
-	}
+	handlers := newGatewayHandlers(ctx, b, log)
+	defer handlers.cancel()
 
 	count, fixed := cfg.shardCount, cfg.shardsFixed
 	if !fixed {
@@ -161,7 +105,7 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 		sh, err := gateway.New(gateway.Config{
 			Token: cfg.token, URL: info.URL, Intents: int(discordgo.IntentsGuilds), // interactions need no privileged intent
 			ShardID: id, ShardCount: count, Logger: log.With("shard", id),
-			Dispatch: dispatch(id),
+			Dispatch: handlers.dispatch(id),
 			IdentifyWait: func(ctx context.Context) error {
 				if waited {
 					waited = false
@@ -221,21 +165,7 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 
 	log.Info("serve: shutting down")
 	health.Drain()
-	mu.Lock()
-	closing = true
-	mu.Unlock()
-	drained := make(chan struct{})
-	go func() {
-		inflight.Wait()
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(serveDrainTimeout):
-		log.Warn("serve: cancelling interactions still in progress")
-		cancelWork()
-		<-drained
-	}
+	handlers.drain(serveDrainTimeout)
 	switch {
 	case fe != nil && fe.Code == 4004:
 		return &tokenRejectedError{how: "gateway close 4004"}
@@ -245,6 +175,99 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 		return runErr
 	}
 	return nil
+}
+
+// gatewayHandlers hand the gateway's events to the bot, each in a
+// goroutine of its own (a slow handler never holds up a shard's
+// heartbeats), counted so that a shutdown waits for them (drain). They run
+// in a context of their own, which outlives the signal by up to the drain
+// timeout so that interactions in progress can answer.
+type gatewayHandlers struct {
+	b      *bot.Bot
+	log    *slog.Logger
+	work   context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closing  bool
+	inflight sync.WaitGroup
+}
+
+// newGatewayHandlers returns the handlers of b, whose work outlives ctx
+// until cancel.
+func newGatewayHandlers(ctx context.Context, b *bot.Bot, log *slog.Logger) *gatewayHandlers {
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	return &gatewayHandlers{b: b, log: log, work: work, cancel: cancel}
+}
+
+// enter counts an event handler in, unless the process is closing.
+func (h *gatewayHandlers) enter() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing {
+		return false
+	}
+	h.inflight.Add(1)
+	return true
+}
+
+// dispatch returns shard's dispatch function: interactions go to the bot;
+// a GUILD_DELETE that is a departure (not an outage) forgets the server.
+func (h *gatewayHandlers) dispatch(shard int) func(string, json.RawMessage) {
+	return func(t string, raw json.RawMessage) {
+		switch t {
+		case "INTERACTION_CREATE":
+			var i discordgo.InteractionCreate
+			if err := json.Unmarshal(raw, &i); err != nil || i.Interaction == nil {
+				h.log.Warn("serve: an interaction that does not decode", "shard", shard, "err", err)
+				return
+			}
+			if !h.enter() {
+				return
+			}
+			go func() {
+				defer h.inflight.Done()
+				h.b.HandleInteraction(h.work, &i)
+			}()
+		case "GUILD_DELETE":
+			// When the bot leaves a server (is removed or the server is
+			// deleted), forget the server's data. Discord sends the same
+			// event, marked unavailable, during outages: those are not
+			// departures.
+			var g discordgo.GuildDelete
+			if err := json.Unmarshal(raw, &g); err != nil || g.Guild == nil || g.Unavailable || !h.enter() {
+				return
+			}
+			go func() {
+				defer h.inflight.Done()
+				if err := h.b.ForgetGuild(h.work, g.ID); err != nil {
+					h.log.Error("serve: forgetting a server the bot left", "guild", g.ID, "err", err)
+					return
+				}
+				h.log.Info("serve: forgot a server the bot left", "guild", g.ID)
+			}()
+		}
+	}
+}
+
+// drain takes no new events and waits for the handlers in progress, for
+// at most timeout; then it cancels them and waits for them to return.
+func (h *gatewayHandlers) drain(timeout time.Duration) {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
+	drained := make(chan struct{})
+	go func() {
+		h.inflight.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(timeout):
+		h.log.Warn("serve: cancelling interactions still in progress")
+		h.cancel()
+		<-drained
+	}
 }
 
 // fatalHold is how long serve stays up, unready with the reason, after

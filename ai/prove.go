@@ -394,31 +394,10 @@ func extractHold(g *searchGeom, pr *proof.Proof, x, o game.Bitboard, oracle func
 
 // pairs is paired returning the pairing it found, as cells two by two.
 func (g *searchGeom) pairs(x, o, empty game.Bitboard, xSide bool, left int) ([]game.Cell, bool) {
-	own, op := x, o
-	if !xSide {
-		own, op = o, x
-	}
 	var pr pairing
-	n := 0
-	for _, l := range g.lines {
-		if l&op != 0 || bits.OnesCount64(uint64(l&^own)) > left {
-			continue
-		}
-		f := l & empty
-		if f&(f-1) == 0 || n == len(pr.free) {
-			return nil, false
-		}
-		pr.free[n] = f
-		n++
-	}
-	if 2*n > bits.OnesCount64(uint64(empty)) {
+	n, ok := pr.match(g, x, o, empty, xSide, left)
+	if !ok {
 		return nil, false
-	}
-	for slot := range 2 * n {
-		var seen game.Bitboard
-		if !pr.augment(slot, &seen) {
-			return nil, false
-		}
 	}
 	out := make([]game.Cell, 2*n)
 	for c := range pr.owner {
@@ -544,23 +523,33 @@ func (h *holdSearch) oracle() func(x, o game.Bitboard) (game.Cell, bool) {
 	}
 }
 
-// attacker reports whether the hold is proved with the attacker to move
-// and d defender choices left.
-func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
+// visit counts a node of the search, ticks the progress now and then and
+// polls the stop; it returns the canonical position of (x, o) with its
+// empty cells, and whether the search is to stop.
+func (h *holdSearch) visit(x, o game.Bitboard) (game.Key, game.Bitboard, bool) {
 	h.nodes++
 	if h.tick != nil && h.nodes&(1<<16-1) == 0 {
 		h.tick()
 	}
 	if h.stop.poll(h.nodes) {
+		return game.Key{}, 0, true
+	}
+	k, _ := h.g.canonical(x, o)
+	return k, h.g.board &^ (k.X | k.O), false
+}
+
+// attacker reports whether the hold is proved with the attacker to move
+// and d defender choices left.
+func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
+	k, empty, stop := h.visit(x, o)
+	if stop {
 		return false
 	}
-	g := h.g
-	k, _ := g.canonical(x, o)
 	x, o = k.X, k.O
-	empty := g.board &^ (x | o)
 	if empty == 0 {
 		return true
 	}
+	g := h.g
 	t := g.scan(x, o, h.atkX)
 	switch {
 	case t.win != 0:
@@ -613,20 +602,15 @@ func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
 // defender reports whether the hold is proved with the defender to move
 // and d defender choices left (a forced block does not use one).
 func (h *holdSearch) defender(x, o game.Bitboard, d int8) bool {
-	h.nodes++
-	if h.tick != nil && h.nodes&(1<<16-1) == 0 {
-		h.tick()
-	}
-	if h.stop.poll(h.nodes) {
+	k, empty, stop := h.visit(x, o)
+	if stop {
 		return false
 	}
-	g := h.g
-	k, _ := g.canonical(x, o)
 	x, o = k.X, k.O
-	empty := g.board &^ (x | o)
 	if empty == 0 {
 		return true
 	}
+	g := h.g
 	defX := !h.atkX
 	t := g.scan(x, o, defX)
 	switch {

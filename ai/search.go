@@ -353,11 +353,19 @@ func (s *stopper) poll(nodes int64) bool {
 // pair of its own: a bipartite matching of two slots per line to cells.
 // For k-in-a-row rules only.
 func (g *searchGeom) paired(x, o, empty game.Bitboard, xSide bool, left int) bool {
+	var pr pairing
+	_, ok := pr.match(g, x, o, empty, xSide, left)
+	return ok
+}
+
+// match finds the pairing paired looks for, leaving it in pr (slot s+1
+// holds each paired cell, two slots per line); it returns the number of
+// lines paired and whether every one was.
+func (pr *pairing) match(g *searchGeom, x, o, empty game.Bitboard, xSide bool, left int) (int, bool) {
 	own, op := x, o
 	if !xSide {
 		own, op = o, x
 	}
-	var pr pairing
 	n := 0
 	for _, l := range g.lines {
 		if l&op != 0 || bits.OnesCount64(uint64(l&^own)) > left {
@@ -365,21 +373,21 @@ func (g *searchGeom) paired(x, o, empty game.Bitboard, xSide bool, left int) boo
 		}
 		f := l & empty
 		if f&(f-1) == 0 || n == len(pr.free) {
-			return false // a threat, or too many lines to bother
+			return n, false // a threat, or too many lines to bother
 		}
 		pr.free[n] = f
 		n++
 	}
 	if 2*n > bits.OnesCount64(uint64(empty)) {
-		return false
+		return n, false
 	}
 	for slot := range 2 * n {
 		var seen game.Bitboard
 		if !pr.augment(slot, &seen) {
-			return false
+			return n, false
 		}
 	}
-	return true
+	return n, true
 }
 
 // pairing is the state of the matching behind paired.

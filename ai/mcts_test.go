@@ -306,23 +306,9 @@ func mctsCheckTree(t *testing.T, m *MCTS) {
 // end the search.
 func TestMCTSDeterministic(t *testing.T) {
 	play := func(seed uint64) string {
-		p := mctsPosition(t, "5x5k4", "")
 		x := newTestMCTS(t, Options{Seed: seed, Iterations: 500, Budget: time.Hour})
 		o := newTestMCTS(t, Options{Seed: seed + 1, Iterations: 500, Budget: time.Hour})
-		out := ""
-		for !p.Over() {
-			pl := x
-			if p.ToMove() == game.O {
-				pl = o
-			}
-			c, err := pl.Move(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out += c.String() + " "
-			p = p.Apply(c)
-		}
-		return out + p.Outcome().Result.String()
+		return selfPlay(t, mctsPosition(t, "5x5k4", ""), x, o, nil)
 	}
 	a, b, c := play(1), play(1), play(2)
 	if a != b {
@@ -709,4 +695,30 @@ func TestMCTSKeptRootProvenUnexpanded(t *testing.T) {
 	if s := m.Stats(); s.Result != game.XWins || s.Plies != 1 {
 		t.Errorf("stats %+v, want X wins in 1", s)
 	}
+}
+
+// selfPlay plays x (as X) and o (as O) from p to the end, calling after
+// (if not nil) with the player that just moved, and returns the game as
+// its moves and result; an illegal move fails t.
+func selfPlay(t *testing.T, p game.Position, x, o Player, after func(Player)) string {
+	t.Helper()
+	out := ""
+	for !p.Over() {
+		pl := x
+		if p.ToMove() == game.O {
+			pl = o
+		}
+		c, err := pl.Move(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after != nil {
+			after(pl)
+		}
+		out += c.String() + " "
+		if p, err = p.Play(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out + p.Outcome().Result.String()
 }

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/tttbot/ttt-bot/game"
 )
 
 func newTestUCT(t testing.TB, o Options) *UCT {
@@ -38,28 +36,13 @@ func TestUCTIsTextbook(t *testing.T) {
 // iteration plus the children of the expanded ones.
 func TestUCTPlays(t *testing.T) {
 	play := func(seed uint64) string {
-		p := mctsPosition(t, "5x5k4", "")
 		x := newTestUCT(t, Options{Seed: seed, Iterations: 300, Budget: time.Hour})
 		o := newTestUCT(t, Options{Seed: seed + 1, Iterations: 300, Budget: time.Hour})
-		out := ""
-		for !p.Over() {
-			pl := x
-			if p.ToMove() == game.O {
-				pl = o
-			}
-			c, err := pl.Move(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := pl.nodes[0]; r.visits != 300 {
+		return selfPlay(t, mctsPosition(t, "5x5k4", ""), x, o, func(pl Player) {
+			if r := pl.(*UCT).nodes[0]; r.visits != 300 {
 				t.Fatalf("root visits %d after 300 iterations", r.visits)
 			}
-			out += c.String() + " "
-			if p, err = p.Play(c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return out + p.Outcome().Result.String()
+		})
 	}
 	if a, b := play(1), play(1); a != b {
 		t.Errorf("seed 1 gave two games:\n%s\n%s", a, b)

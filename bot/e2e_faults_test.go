@@ -585,17 +585,7 @@ func (e *e2e) faultTournament() {
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, fakediscord.Option{Name: "level", Value: "random"})
 	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
 	for round := 1; round <= 2; round++ {
-		tn := e.tournamentOf("Storm", fmt.Sprintf("in round %d with its games posted", round), func(t *persistence.Tournament) bool {
-			if t.Round != round {
-				return false
-			}
-			for _, p := range t.Games {
-				if p.Round == round && !p.Bye() && p.Game == "" {
-					return false
-				}
-			}
-			return true
-		})
+		tn := e.roundPosted("Storm", round)
 		e.resignRound(tn)
 	}
 	tn := e.tournamentOf("Storm", "finished", func(t *persistence.Tournament) bool { return t.Status == persistence.TournamentFinished })

@@ -88,6 +88,23 @@ func (e *e2e) tournamentOf(name string, what string, ok func(*persistence.Tourna
 	}
 }
 
+// roundPosted waits until tournament name is in round with every game of
+// the round created, and returns it.
+func (e *e2e) roundPosted(name string, round int) *persistence.Tournament {
+	e.t.Helper()
+	return e.tournamentOf(name, fmt.Sprintf("in round %d with its games posted", round), func(t *persistence.Tournament) bool {
+		if t.Round != round {
+			return false
+		}
+		for _, p := range t.Games {
+			if p.Round == round && !p.Bye() && p.Game == "" {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // slowPost is a Discord whose posts take a while (a busy rate limit), so
 // that a sweep outlasts the other process's ticks.
 type slowPost struct{ bot.Discord }
@@ -245,17 +262,7 @@ func TestE2ETournament(t *testing.T) {
 	}
 
 	for round := 1; round <= 4; round++ {
-		tn := e.tournamentOf("Cup", fmt.Sprintf("in round %d with its games posted", round), func(t *persistence.Tournament) bool {
-			if t.Round != round {
-				return false
-			}
-			for _, p := range t.Games {
-				if p.Round == round && !p.Bye() && p.Game == "" {
-					return false
-				}
-			}
-			return true
-		})
+		tn := e.roundPosted("Cup", round)
 		if n := e.playTournamentRound(tn); n > 4 {
 			t.Fatalf("round %d: %d games resigned, want at most 4", round, n)
 		}

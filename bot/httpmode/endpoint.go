@@ -157,20 +157,21 @@ func ParsePublicKey(s string) (ed25519.PublicKey, error) {
 // ServeHTTP answers one request of Discord's.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := e.now()
-	var counted sync.WaitGroup // Shutdown waits for the answer to be counted too
-	status, kind := e.serve(w, r, &counted)
+	handed := false
+	status, kind := e.serve(w, r, &handed)
 	if e.metrics != nil {
 		e.metrics.HTTPAnswer(status, kind, e.now().Sub(start))
 	}
-	counted.Done()
+	if handed {
+		e.inflight.Done() // Shutdown waits for the answer to be counted too
+	}
 }
 
 // serve answers a request and returns the status and the kind of answer
-// for the metrics.
-// An interaction it hands to the Bot is in flight (Shutdown waits for
-// it) until the Bot is done and, through request, the answer counted.
-func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request, request *sync.WaitGroup) (int, string) {
-	request.Add(1)
+// for the metrics. An interaction it hands to the Bot (it sets *handed) is
+// in flight twice, so that Shutdown waits for it: until the Bot is done,
+// and until ServeHTTP has counted the answer.
+func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request, handed *bool) (int, string) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return refuse(w, http.StatusMethodNotAllowed, "method not allowed")
@@ -201,11 +202,8 @@ func (e *Endpoint) serve(w http.ResponseWriter, r *http.Request, request *sync.W
 		return refuse(w, http.StatusServiceUnavailable, "shutting down")
 	}
 	e.inflight.Add(2) // the Bot's handling and this request
+	*handed = true
 	e.mu.Unlock()
-	go func() {
-		request.Wait()
-		e.inflight.Done()
-	}()
 	slot := e.dc.expect(ic.Interaction)
 	done := make(chan struct{})
 	go e.handle(r.Context(), &ic, done)

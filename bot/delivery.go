@@ -160,7 +160,6 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 		s = next
 	}
 	err = b.showOwed(ctx, s)
-	var re *discordgo.RESTError
 	switch {
 	case errors.Is(err, errSuperseded):
 		later(err)
@@ -170,8 +169,7 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 			log.Warn("bot: record a board on screen", "err", err)
 		}
 		log.Info("bot: owed board shown", "version", s.Version)
-	case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < http.StatusInternalServerError &&
-		re.Response.StatusCode != http.StatusTooManyRequests:
+	case refusedForGood(err):
 		drop("Discord refused it", err)
 	default:
 		later(err)
@@ -198,19 +196,26 @@ func (b *Bot) deliverSignup(ctx context.Context, o persistence.Owed, later func(
 		b.log.Warn("bot: sign-up shown in its fallback language", "tournament", t.ID, "err", verr)
 	}
 	err = b.editSignupMessage(ctx, v.loc, t)
-	var re *discordgo.RESTError
 	switch {
 	case err == nil:
 		b.metrics.deliveryDone()
 		if err := b.store.TournamentShown(context.WithoutCancel(ctx), t.ID); err != nil {
 			b.log.Warn("bot: record a sign-up on screen", "tournament", t.ID, "err", err)
 		}
-	case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < http.StatusInternalServerError &&
-		re.Response.StatusCode != http.StatusTooManyRequests:
+	case refusedForGood(err):
 		drop("Discord refused it", err)
 	default:
 		later(err)
 	}
+}
+
+// refusedForGood reports whether Discord refused a write in a way that
+// trying again cannot change: a 4xx other than 429 (the channel or
+// message is gone, the bot may not write there).
+func refusedForGood(err error) bool {
+	var re *discordgo.RESTError
+	return errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < http.StatusInternalServerError &&
+		re.Response.StatusCode != http.StatusTooManyRequests
 }
 
 // showOwed shows s with the bot's token: an edit of its message, or a

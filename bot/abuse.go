@@ -196,7 +196,7 @@ func (b *Bot) createChallenge(ctx context.Context, c *call, g persistence.Sessio
 // checkOpponent refuses a direct challenge by challenger that opp could
 // not take, with KeyCantPlay whatever the reason: opp blocked the
 // challenger, or opp already has the server's most live games per player
-// (Settings.UserGames), so accepting would be refused. Both causes give
+// (settings.Server.UserGames), so accepting would be refused. Both causes give
 // the same answer, so the answer alone does not tell a block.
 func (b *Bot) checkOpponent(ctx context.Context, c *call, guild, challenger, opp string) error {
 	blocked, err := b.store.Blocked(ctx, opp, challenger)

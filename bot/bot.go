@@ -21,6 +21,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
 	"github.com/tttbot/ttt-bot/sched"
@@ -257,7 +258,7 @@ type call struct {
 	loc, pub discordgo.Locale
 	// labels is what the cells of the boards everyone sees show, from the
 	// server's settings.
-	labels BoardLabels
+	labels settings.Labels
 	user   string
 	// acked is set once the first response is sent; later messages are
 	// edits and follow-ups.

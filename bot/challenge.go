@@ -32,7 +32,7 @@ func (b *Bot) postChallenge(ctx context.Context, c *call, rules game.Rules, play
 	}
 	s, err := b.createChallenge(ctx, c, persistence.Session{
 		Rules: rules.String(), Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
-		TurnTime: st.TurnTime, Expiry: st.challengeExpiry(),
+		TurnTime: st.TurnTime, Expiry: st.StoreExpiry(),
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // Command names, as Discord sends them in interactions whatever the user's
@@ -166,7 +167,7 @@ func Commands(cat *i18n.Catalog, levels []string) []*discordgo.ApplicationComman
 		b.choice("choice.kind.puzzles", string(BoardPuzzles)),
 	}
 	setting := b.option(discordgo.ApplicationCommandOptionString, optSetting, true)
-	for _, name := range SettingNames() {
+	for _, name := range settings.Names() {
 		setting.Choices = append(setting.Choices, b.choice("setting."+name, name))
 	}
 	value := b.option(discordgo.ApplicationCommandOptionString, optValue, true)
@@ -319,7 +320,7 @@ func (b cmdBuilder) intOption(name string, lo, hi float64) *discordgo.Applicatio
 
 func (b cmdBuilder) boardOption() *discordgo.ApplicationCommandOption {
 	o := b.option(discordgo.ApplicationCommandOptionString, optBoard, false)
-	for _, p := range Presets() {
+	for _, p := range settings.Presets() {
 		o.Choices = append(o.Choices, b.choice("choice.board."+p.Key, p.Key))
 	}
 	return o

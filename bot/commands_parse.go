@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -194,7 +195,7 @@ func parseSet(in commandInput) (Request, error) {
 	var r SetRequest
 	var ok bool
 	var err error
-	if r.Setting, ok, err = in.o.choice(optSetting, SettingNames()...); err == nil && !ok {
+	if r.Setting, ok, err = in.o.choice(optSetting, settings.Names()...); err == nil && !ok {
 		err = optErr(optSetting)
 	}
 	if err == nil {

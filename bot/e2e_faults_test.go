@@ -21,6 +21,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -410,7 +411,7 @@ func (e *e2e) waitAllOver(n int) []*persistence.Session {
 // whether it can be clicked) and the text (which may go on with the
 // rating changes).
 func (e *e2e) boardDiff(m fakediscord.Message, s *persistence.Session) string {
-	want, err := bot.NewRenderer(e.cat, e.signer).Board(i18n.DefaultLocale, bot.LabelsCoordinates, s, nil)
+	want, err := bot.NewRenderer(e.cat, e.signer).Board(i18n.DefaultLocale, settings.LabelsCoordinates, s, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

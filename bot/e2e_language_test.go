@@ -12,6 +12,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -55,7 +56,7 @@ func (e *e2e) wantBoardIn(r fakediscord.Response, loc discordgo.Locale) *persist
 		e.t.Fatalf("answered ephemeral %v %q, want a public board", r.Message.Ephemeral, r.Message.Content)
 	}
 	s := e.game(r.Message)
-	want, err := bot.NewRenderer(e.cat, e.signer).Board(loc, bot.LabelsCoordinates, s, nil)
+	want, err := bot.NewRenderer(e.cat, e.signer).Board(loc, settings.LabelsCoordinates, s, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestE2ELanguage(t *testing.T) {
 	pt := discordgo.PortugueseBR
 	scenarios := []scenario{
 		{"boards public, refusals private", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingLanguage, "pt-BR")
+			set(b, settings.Language, "pt-BR")
 			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.wantBoardIn(r, pt)
 			if _, resign := b.button(r.Message, customid.ActionResign); resign.Label != b.cat.Text(pt, "button.resign") {
@@ -117,8 +118,8 @@ func TestE2ELanguage(t *testing.T) {
 			b.noLiveCells(m)
 		}},
 		{"back to each user's language", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingLanguage, "pt-BR")
-			if r := set(b, bot.SettingLanguage, "none"); r.Message.Content == "" {
+			set(b, settings.Language, "pt-BR")
+			if r := set(b, settings.Language, "none"); r.Message.Content == "" {
 				t.Fatal("set language none answered nothing")
 			}
 			r := b.commandAs(greek(), bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
@@ -127,7 +128,7 @@ func TestE2ELanguage(t *testing.T) {
 			b.wantBoardIn(r, i18n.DefaultLocale)
 		}},
 		{"challenge", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingLanguage, "pt-BR")
+			set(b, settings.Language, "pt-BR")
 			r := b.commandAs(greek(), bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 			s := b.trackedChallenge(r.Message, customid.ActionAccept)
 			want, err := bot.NewRenderer(b.cat, b.signer).Challenge(pt, s, "")
@@ -159,7 +160,7 @@ func TestE2ELanguage(t *testing.T) {
 			}
 		}},
 		{"duel", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingLanguage, "pt-BR")
+			set(b, settings.Language, "pt-BR")
 			r, _ := b.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
 			b.wantBoardIn(r, pt)
 			m := b.waitEdited(r.Message.ID, b.cat.Text(pt, "result.draw"))
@@ -177,7 +178,7 @@ func TestE2ELanguageSweeper(t *testing.T) {
 	e := newE2EStore(t, bot.Options{Rand: rand.New(rand.NewPCG(13, 14)), Now: clk.Now, RateBurst: -1, ChallengeCooldown: -1},
 		persistence.Options{Now: clk.Now})
 	e.sweeper(5 * time.Millisecond)
-	set(&scenarioBed{e2e: e}, bot.SettingLanguage, "pt-BR")
+	set(&scenarioBed{e2e: e}, settings.Language, "pt-BR")
 	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob))
 	e.trackedChallenge(r.Message, customid.ActionAccept)
 	clk.Advance(5*time.Minute + time.Second)

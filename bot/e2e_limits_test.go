@@ -8,6 +8,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // TestE2EGameLimits runs the server's limits on live games over both
@@ -53,7 +54,7 @@ func resign(b *scenarioBed, user string) *fakediscord.Message {
 // not a new game; the count survives a restart; a resignation and a
 // moderator's end-game free the channel.
 func channelGamesScenario(t *testing.T, b *scenarioBed) {
-	set(b, bot.SettingChannelGames, "1")
+	set(b, settings.ChannelGames, "1")
 	vsAIIn(b, e2eChannel, alice)
 	r := b.commandIn(e2eChannel, bob, bot.SubChallenge)
 	b.wantText(r, bot.KeyChannelGames, "count", "1")
@@ -98,7 +99,7 @@ func channelGamesScenario(t *testing.T, b *scenarioBed) {
 // join in another channel is refused, and so is a second game of bob,
 // whose open challenge is his; when alice resigns she may join.
 func userGamesScenario(t *testing.T, b *scenarioBed) {
-	set(b, bot.SettingUserGames, "1")
+	set(b, settings.UserGames, "1")
 	vsAIIn(b, e2eChannel, alice)
 	r := b.commandIn("8", alice, bot.SubChallenge)
 	b.wantText(r, bot.KeyUserGames, "count", "1")

@@ -21,6 +21,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -64,7 +65,7 @@ func startModelProcess(t *testing.T, ctx context.Context, rsrv *persistence.Serv
 	t.Helper()
 	store := persistence.New(redistest.Client(t, rsrv), persistence.Options{PseudonymKey: e2ePseudonymKey})
 	set := nn.NewSet()
-	w := retrain.NewModelWatcher(store, set, defaults, bot.PresetKeys(), slog.New(slog.NewTextHandler(logs, nil)))
+	w := retrain.NewModelWatcher(store, set, defaults, settings.PresetKeys(), slog.New(slog.NewTextHandler(logs, nil)))
 	if err := w.Load(ctx); err != nil {
 		t.Fatalf("ModelWatcher.Load: %v", err)
 	}

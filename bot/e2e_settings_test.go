@@ -12,6 +12,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // moderatorPerms are a moderator's permissions: Manage Server.
@@ -34,7 +35,7 @@ func TestE2ESettings(t *testing.T) {
 	t.Parallel()
 	scenarios := []scenario{
 		{"channels", func(t *testing.T, b *scenarioBed) {
-			r := set(b, bot.SettingChannels, "<#70> <#71>")
+			r := set(b, settings.Channels, "<#70> <#71>")
 			if !strings.Contains(r.Message.Content, "<#70> <#71>") {
 				t.Fatalf("set answered %q", r.Message.Content)
 			}
@@ -49,11 +50,11 @@ func TestE2ESettings(t *testing.T) {
 				t.Fatalf("/ttt vs-ai answered %q", r.Message.Content)
 			}
 			// Back to every channel.
-			set(b, bot.SettingChannels, "all")
+			set(b, settings.Channels, "all")
 			startChallenge(b.e2e)
 		}},
 		{"role", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingRole, "<@&555>")
+			set(b, settings.Role, "<@&555>")
 			r, _ := b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
 			if r.Message.Content != "You need the <@&555> role to play here." {
 				t.Fatalf("without the role: %q", r.Message.Content)
@@ -71,21 +72,21 @@ func TestE2ESettings(t *testing.T) {
 			}
 		}},
 		{"turn time", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingTurnTime, "45s")
+			set(b, settings.TurnTime, "45s")
 			_, cur := startChallenge(b.e2e)
 			if s := b.game(cur); s.TurnTime != 45*time.Second {
 				t.Fatalf("a new game has %s per move, want 45s", s.TurnTime)
 			}
-			r := set(b, bot.SettingTurnTime, "5s")
+			r := set(b, settings.TurnTime, "5s")
 			b.wantReply(r, "error.bad_setting.turn-time")
-			set(b, bot.SettingChallengeExpiry, "2m")
+			set(b, settings.ChallengeExpiry, "2m")
 			r, _ = b.command(carol, bot.SubChallenge) // alice and bob are playing
 			if s := b.trackedChallenge(r.Message, customid.ActionJoin); s.Deadline.Sub(s.Created) != 2*time.Minute {
 				t.Fatalf("a challenge waits %s, want 2m", s.Deadline.Sub(s.Created))
 			}
 		}},
 		{"default board", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingDefaultBoard, "4x4k3")
+			set(b, settings.DefaultBoard, "4x4k3")
 			r, _ := b.command(alice, bot.SubChallenge, opponentOpt(bob))
 			if s := b.trackedChallenge(r.Message, customid.ActionAccept); s.Rules != "4x4k3" {
 				t.Fatalf("a challenge without a board is on %s, want 4x4k3", s.Rules)
@@ -107,13 +108,13 @@ func TestE2ESettings(t *testing.T) {
 				b.click(carol, r.Message.ID, cancel.CustomID)
 				return r
 			}
-			set(b, bot.SettingChallengeCooldown, "off")
+			set(b, settings.ChallengeCooldown, "off")
 			for range 2 {
 				if r := challengeAndCancel(); r.Message.Ephemeral {
 					t.Fatalf("with no cooldown a challenge was refused: %q", r.Message.Content)
 				}
 			}
-			set(b, bot.SettingChallengeCooldown, "10m")
+			set(b, settings.ChallengeCooldown, "10m")
 			challengeAndCancel()
 			if r := challengeAndCancel(); !r.Message.Ephemeral || !strings.HasPrefix(r.Message.Content, "You can challenge again <t:") {
 				t.Fatalf("within the server's cooldown: %q", r.Message.Content)
@@ -150,12 +151,12 @@ func TestE2ESettings(t *testing.T) {
 			b.tracked(r.Message)
 			cur := play(r.Message)
 			labels(cur, false)
-			set(b, bot.SettingBoardLabels, "compact")
+			set(b, settings.BoardLabels, "compact")
 			labels(play(cur), true)
-			b.wantReply(set(b, bot.SettingBoardLabels, "minimal"), "error.bad_setting.board-labels")
+			b.wantReply(set(b, settings.BoardLabels, "minimal"), "error.bad_setting.board-labels")
 		}},
 		{"unrated", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingRated, "off")
+			set(b, settings.Rated, "off")
 			msg, cur := startChallenge(b.e2e)
 			cur = playScript(b.e2e, msg, cur, []move{{alice, 0, 0}, {bob, 1, 0}, {alice, 0, 1}, {bob, 1, 1}, {alice, 0, 2}})
 			if strings.Contains(cur.Content, "rating") {
@@ -167,8 +168,8 @@ func TestE2ESettings(t *testing.T) {
 			}
 		}},
 		{"hints and duels", func(t *testing.T, b *scenarioBed) {
-			set(b, bot.SettingHints, "off")
-			set(b, bot.SettingDuels, "off")
+			set(b, settings.Hints, "off")
+			set(b, settings.Duels, "off")
 			r, _ := b.command(bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
 			b.wantReply(r, bot.KeyDuelsOff)
 			r, _ = b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
@@ -256,7 +257,7 @@ func TestE2ESettings(t *testing.T) {
 			// fake Discord, like Discord, shows /ttt-admin only to members
 			// with Manage Server unless the server allows the role in its
 			// integration settings, which the fake does not model.)
-			set(b, bot.SettingAdminRoles, "<@&777>")
+			set(b, settings.AdminRoles, "<@&777>")
 			r, _ := b.admin(alice, moderatorPerms, bot.SubLog)
 			if !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "**set** `admin-roles=777`") {
 				t.Fatalf("/ttt-admin log:\n%s", r.Message.Content)
@@ -272,18 +273,18 @@ func TestE2ESettings(t *testing.T) {
 		}},
 		{"bad values", func(t *testing.T, b *scenarioBed) {
 			for _, tc := range []struct{ setting, value, key string }{
-				{bot.SettingChannels, "#games", "error.bad_setting.channels"},
-				{bot.SettingRole, "admins", "error.bad_setting.role"},
-				{bot.SettingHints, "maybe", "error.bad_setting.hints"},
+				{settings.Channels, "#games", "error.bad_setting.channels"},
+				{settings.Role, "admins", "error.bad_setting.role"},
+				{settings.Hints, "maybe", "error.bad_setting.hints"},
 			} {
 				b.wantReply(set(b, tc.setting, tc.value), tc.key)
 			}
 			// Channels and roles the server does not have.
-			r := set(b, bot.SettingChannels, "<#70> <#404>")
+			r := set(b, settings.Channels, "<#70> <#404>")
 			if r.Message.Content != "I can't find <#404> among this server's text channels that I can see; name a channel where I can post." {
 				t.Fatalf("an unknown channel: %q", r.Message.Content)
 			}
-			for _, setting := range []string{bot.SettingRole, bot.SettingAdminRoles} {
+			for _, setting := range []string{settings.Role, settings.AdminRoles} {
 				if r := set(b, setting, "<@&404>"); r.Message.Content != "<@&404> isn't a role of this server; name one of its roles." {
 					t.Fatalf("an unknown role for %s: %q", setting, r.Message.Content)
 				}
@@ -317,7 +318,7 @@ func TestE2ESettingsSecondReplica(t *testing.T) {
 	}
 	// The first process changes them.
 	e.srv.SetInteractionsURL(procs[0].url)
-	r, _ = e.admin(alice, moderatorPerms, bot.SubSet, fakediscord.Option{Name: "setting", Value: bot.SettingDuels}, fakediscord.Option{Name: "value", Value: "off"})
+	r, _ = e.admin(alice, moderatorPerms, bot.SubSet, fakediscord.Option{Name: "setting", Value: settings.Duels}, fakediscord.Option{Name: "value", Value: "off"})
 	if !strings.Contains(r.Message.Content, "AI duels") {
 		t.Fatalf("set answered %q", r.Message.Content)
 	}

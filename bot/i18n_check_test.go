@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // TestCatalogCheck is the catalog check over every locale. i18n.NewCatalog
@@ -151,7 +152,7 @@ func worst(c *i18n.Catalog, loc discordgo.Locale) map[string]string {
 		levels = append(levels, c.Text(loc, "level."+string(l)))
 	}
 	var boards []string
-	for _, p := range Presets() {
+	for _, p := range settings.Presets() {
 		boards = append(boards, c.Text(loc, "choice.board."+p.Key))
 	}
 	channels := strings.TrimSpace(strings.Repeat("<#123456789012345678> ", 25))

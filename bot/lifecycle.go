@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -121,7 +122,7 @@ func (b *Bot) setMessage(ctx context.Context, c *call, s *persistence.Session, m
 // shown: their locale and the board's labels.
 type view struct {
 	loc    discordgo.Locale
-	labels BoardLabels
+	labels settings.Labels
 }
 
 // publicView is the view of the messages everyone in guild's channels

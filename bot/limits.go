@@ -8,20 +8,21 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // Keys of the refusals of the server's limits on live games.
 const (
 	// KeyChannelGames refuses a game in a channel that already has the
-	// server's most live games (Settings.ChannelGames).
+	// server's most live games (settings.Server.ChannelGames).
 	KeyChannelGames = "reply.channel_games"
 	// KeyUserGames refuses a game to a player who already has the
-	// server's most live games per player (Settings.UserGames).
+	// server's most live games per player (settings.Server.UserGames).
 	KeyUserGames = "reply.user_games"
 )
 
 // checkGameLimits refuses a game that would pass the server's limits on
-// games per channel and per player (Settings.ChannelGames, UserGames).
+// games per channel and per player (settings.Server.ChannelGames, UserGames).
 // Live games are open challenges and games in play, AI duels included;
 // the Store counts them in Redis (so every replica sees the same), reading
 // about as many games as the limit.
@@ -30,7 +31,7 @@ const (
 // challenge already counts there), so only the player's limit applies to
 // it. Two games started at the same instant may both pass a limit that
 // has room for one (see persistence.ChannelGames).
-func (b *Bot) checkGameLimits(ctx context.Context, c *call, st Settings) error {
+func (b *Bot) checkGameLimits(ctx context.Context, c *call, st settings.Server) error {
 	if limit := st.ChannelGames; limit > 0 && !b.joins(c) {
 		n, err := b.store.ChannelGames(ctx, c.i.ChannelID, limit)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -84,7 +85,7 @@ func TestCheckGameLimits(t *testing.T) {
 		return &call{i: &discordgo.Interaction{Type: discordgo.InteractionMessageComponent, GuildID: guild, ChannelID: channel,
 			Data: discordgo.MessageComponentInteractionData{CustomID: raw}}, user: user}
 	}
-	check := func(c *call, st Settings, want string) {
+	check := func(c *call, st settings.Server, want string) {
 		t.Helper()
 		err := b.checkGameLimits(ctx, c, st)
 		var ue *UserError
@@ -99,8 +100,8 @@ func TestCheckGameLimits(t *testing.T) {
 			t.Errorf("checkGameLimits = %q, want %q", got, want)
 		}
 	}
-	perChannel := Settings{ChannelGames: 2}
-	perUser := Settings{UserGames: 2}
+	perChannel := settings.Server{ChannelGames: 2}
+	perUser := settings.Server{UserGames: 2}
 
 	check(command("1", "a"), perChannel, "")
 	create("1", [2]persistence.Seat{ai, ai}, false) // a duel
@@ -109,8 +110,8 @@ func TestCheckGameLimits(t *testing.T) {
 	check(command("2", "b"), perChannel, "") // another channel
 	check(click("1", "b", customid.ActionRematch, challenge.ID), perChannel, KeyChannelGames+" count 2")
 	check(click("1", "b", customid.ActionJoin, challenge.ID), perChannel, "") // joining adds no game
-	check(command("1", "b"), Settings{ChannelGames: 3}, "")                   // room for one more
-	check(command("1", "b"), Settings{ChannelGames: 2, UserGames: 2}, KeyChannelGames+" count 2")
+	check(command("1", "b"), settings.Server{ChannelGames: 3}, "")            // room for one more
+	check(command("1", "b"), settings.Server{ChannelGames: 2, UserGames: 2}, KeyChannelGames+" count 2")
 
 	// a has the challenge in 1; a second game in 2 fills a's place.
 	check(command("2", "a"), perUser, "")
@@ -122,14 +123,14 @@ func TestCheckGameLimits(t *testing.T) {
 	if _, err := store.Accept(ctx, challenge.ID, 0, "b"); err != nil {
 		t.Fatal(err)
 	}
-	check(command("3", "b"), Settings{UserGames: 1}, KeyUserGames+" count 1")
+	check(command("3", "b"), settings.Server{UserGames: 1}, KeyUserGames+" count 1")
 	check(command("3", "a"), perUser, KeyUserGames+" count 2")
 	// It ends: a place for each.
 	if _, err := store.Resign(ctx, challenge.ID, 0, "b"); err != nil {
 		t.Fatal(err)
 	}
 	check(command("3", "a"), perUser, "")
-	check(command("3", "b"), Settings{UserGames: 1}, "")
+	check(command("3", "b"), settings.Server{UserGames: 1}, "")
 	check(command("1", "c"), perChannel, "")
 
 	// Without limits nothing is read: not even a Redis that is down
@@ -137,7 +138,7 @@ func TestCheckGameLimits(t *testing.T) {
 	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { _ = down.Close() })
 	b.store = persistence.New(down, persistence.Options{})
-	check(command("1", "a"), Settings{}, "")
+	check(command("1", "a"), settings.Server{}, "")
 	if err := b.checkGameLimits(ctx, command("1", "a"), perChannel); err == nil || errors.As(err, new(*UserError)) {
 		t.Errorf("with Redis down and a limit: %v, want the Store's error", err)
 	}

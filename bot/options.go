@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -64,7 +65,7 @@ func (o *options) preset(def game.Rules) (game.Rules, error) {
 	if err != nil || !ok {
 		return def, err
 	}
-	rules, known := presetRules(b)
+	rules, known := settings.PresetRules(b)
 	if !known {
 		return game.Rules{}, optErr(optBoard)
 	}
@@ -232,7 +233,7 @@ func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 	case hasBoard && custom:
 		return game.Rules{}, userErr("error.board_conflict")
 	case hasBoard:
-		r, ok := presetRules(board)
+		r, ok := settings.PresetRules(board)
 		if !ok {
 			return game.Rules{}, optErr(optBoard)
 		}

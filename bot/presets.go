@@ -1,8 +1,6 @@
 package bot
 
 import (
-	"fmt"
-
 	"github.com/tttbot/ttt-bot/game"
 )
 
@@ -12,45 +10,6 @@ const (
 	MaxActionRows = 5
 	MaxRowButtons = 5
 )
-
-// Preset is a board offered as a choice of the board option.
-type Preset struct {
-	// Key is the rules notation, the choice value ("4x4k3").
-	Key string
-	// Rules are the parsed rules.
-	Rules game.Rules
-}
-
-// presetKeys are the offered boards, in menu order.
-var presetKeys = [...]string{"3x3k3", "4x4k3", "4x4k4", "5x5k4", "5x5k5", "4x3xox"}
-
-// Presets returns the offered boards in menu order: 3x3, 4x4 with 3 and
-// with 4 in a row, 5x5 with 4 and with 5 in a row, and 4x3 X-O-X.
-func Presets() []Preset {
-	out := make([]Preset, len(presetKeys))
-	for i, k := range presetKeys {
-		r, err := game.ParseRules(k)
-		if err != nil {
-			panic(fmt.Sprintf("bot: preset %s: %v", k, err)) // a constant above is wrong
-		}
-		out[i] = Preset{Key: k, Rules: r}
-	}
-	return out
-}
-
-// PresetKeys returns the rules keys of Presets, in menu order.
-func PresetKeys() []string { return presetKeys[:] }
-
-// presetRules returns the rules of a preset key and whether it is one.
-func presetRules(key string) (game.Rules, bool) {
-	for _, k := range presetKeys {
-		if k == key {
-			r, err := game.ParseRules(k)
-			return r, err == nil
-		}
-	}
-	return game.Rules{}, false
-}
 
 // FitsButtons reports whether a board of r can be drawn as one button per
 // cell: at most MaxActionRows rows and MaxRowButtons columns.

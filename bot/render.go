@@ -13,6 +13,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -44,38 +45,6 @@ const (
 	EmojiX = "❌"
 	EmojiO = "⭕"
 )
-
-// BoardLabels says what a board's cell buttons show besides the marks.
-// Every cell has a name a screen reader can read: its coordinate, or the
-// emoji of its mark, which the reader names ("cross mark").
-type BoardLabels int
-
-const (
-	// LabelsCoordinates labels every cell with its name in the game's
-	// notation (game.Cell.String: "a1", the column letter and the row from
-	// 1 at the top), the name that hints, reviews, puzzles and shared
-	// games use; a taken cell shows its mark beside it. The default.
-	LabelsCoordinates BoardLabels = iota
-	// LabelsCompact labels free cells with their names and shows a taken
-	// cell's mark alone, so a button is never wider than a mark: for
-	// servers whose 5-wide rows come out too wide on phones.
-	LabelsCompact
-)
-
-// The values of the board-labels setting.
-const (
-	labelsCoordinates = "coordinates"
-	labelsCompact     = "compact"
-)
-
-// String returns the name of l, "coordinates" or "compact", which is
-// also the value of the board-labels setting that chooses it.
-func (l BoardLabels) String() string {
-	if l == LabelsCompact {
-		return labelsCompact
-	}
-	return labelsCoordinates
-}
 
 // Button colours on the board.
 const (
@@ -121,7 +90,7 @@ func (r *Renderer) Catalog() *i18n.Catalog { return r.cat }
 // while an AI is to move. Cells are labelled as labels says. It fails if
 // the session does not replay, the board does not fit in buttons, or a
 // custom ID cannot be encoded.
-func (r *Renderer) Board(loc discordgo.Locale, labels BoardLabels, s *persistence.Session, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
+func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persistence.Session, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
 	pos, err := s.Position()
 	if err != nil {
 		return nil, fmt.Errorf("bot: render board: %w", err)
@@ -174,7 +143,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels BoardLabels, s *persistenc
 			b := discordgo.Button{CustomID: id, Style: styleEmpty, Label: c.String(), Disabled: !live || aiToMove}
 			if m := pos.At(c); m != game.Empty {
 				b.Emoji, b.Style, b.Disabled = &discordgo.ComponentEmoji{Name: markEmoji(m)}, styleMark, true
-				if labels == LabelsCompact {
+				if labels == settings.LabelsCompact {
 					b.Label = ""
 				}
 			}
@@ -434,10 +403,10 @@ func (r *Renderer) seatName(loc discordgo.Locale, st persistence.Seat) string {
 // board menu (any others after, as given): "3×3, 3 in a row · 4×3 X-O-X".
 func (r *Renderer) boardsText(loc discordgo.Locale, keys []string) string {
 	rank := func(k string) int {
-		if i := slices.Index(presetKeys[:], k); i >= 0 {
+		if i := slices.Index(settings.PresetKeys(), k); i >= 0 {
 			return i
 		}
-		return len(presetKeys)
+		return len(settings.PresetKeys())
 	}
 	keys = slices.Clone(keys)
 	slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -80,7 +81,7 @@ func TestRenderBoardLabelsAreNotation(t *testing.T) {
 		t.Run(tt.rules, func(t *testing.T) {
 			s := &persistence.Session{ID: testGame, Rules: tt.rules, Players: [2]persistence.Seat{human(alice), human(bob)},
 				Status: persistence.StatusActive}
-			d, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, s, nil)
+			d, err := r.Board(i18n.DefaultLocale, settings.LabelsCoordinates, s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,7 @@ func TestRenderBoardLabelsAreNotation(t *testing.T) {
 // every state (to move, the computer to move, won or drawn, resigned,
 // timed out, ended by a moderator, abandoned) and with both labels. Every
 // button has a name a screen reader can read; the button of each cell is
-// that cell, labelled with its name (in LabelsCompact only while free) and
+// that cell, labelled with its name (in settings.LabelsCompact only while free) and
 // the winning line stays green.
 func TestRenderBoardReadable(t *testing.T) {
 	r, signer := testRenderer(t), testSigner(t)
@@ -140,7 +141,7 @@ func TestRenderBoardReadable(t *testing.T) {
 			pos := game.NewPosition(rules)
 			for ply := 0; ; ply++ {
 				for _, s := range boardStates(rules, pos, moves[:ply]) {
-					for _, labels := range []BoardLabels{LabelsCoordinates, LabelsCompact} {
+					for _, labels := range []settings.Labels{settings.LabelsCoordinates, settings.LabelsCompact} {
 						d, err := r.Board(i18n.DefaultLocale, labels, s, nil)
 						if err != nil {
 							t.Fatalf("%s %v: %v", rules, moves[:ply], err)
@@ -195,7 +196,7 @@ func boardStates(rules game.Rules, pos game.Position, moves []game.Cell) []*pers
 
 // checkReadableBoard checks board d of session s at pos, cells labelled as
 // labels says.
-func checkReadableBoard(t *testing.T, signer *customid.Signer, labels BoardLabels, s *persistence.Session, pos game.Position, d *discordgo.InteractionResponseData) {
+func checkReadableBoard(t *testing.T, signer *customid.Signer, labels settings.Labels, s *persistence.Session, pos game.Position, d *discordgo.InteractionResponseData) {
 	t.Helper()
 	name := s.Rules + " " + pos.String() + " " + s.Status.String() + "/" + s.End.String() + " " + labels.String()
 	if err := CheckMessage(d); err != nil {
@@ -217,7 +218,7 @@ func checkReadableBoard(t *testing.T, signer *customid.Signer, labels BoardLabel
 			}
 			m := pos.At(c)
 			want := c.String()
-			if m != game.Empty && labels == LabelsCompact {
+			if m != game.Empty && labels == settings.LabelsCompact {
 				want = ""
 			}
 			if b.Label != want {
@@ -281,7 +282,7 @@ func TestRenderHintNamesItsButton(t *testing.T) {
 				players = [2]persistence.Seat{bot("perfect"), human(alice)}
 			}
 			s := &persistence.Session{ID: testGame, Rules: tt.rules, Start: tt.start, Players: players, Status: persistence.StatusActive}
-			for _, labels := range []BoardLabels{LabelsCoordinates, LabelsCompact} {
+			for _, labels := range []settings.Labels{settings.LabelsCoordinates, settings.LabelsCompact} {
 				d, err := r.Board(i18n.DefaultLocale, labels, s, nil)
 				if err != nil {
 					t.Fatal(err)

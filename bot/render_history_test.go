@@ -16,6 +16,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -284,7 +285,7 @@ func TestRenderPuzzleGolden(t *testing.T) {
 				if tc.s.Status == persistence.StatusFinished {
 					tc.s.Deadline = time.Time{}
 				}
-				d, err := r.Board(loc, LabelsCoordinates, tc.s, nil)
+				d, err := r.Board(loc, settings.LabelsCoordinates, tc.s, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -307,7 +308,7 @@ func TestRenderFinishedBoardLinks(t *testing.T) {
 	r := testRenderer(t)
 	for _, tc := range boardCases() {
 		s := tc.session(t)
-		d, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, s, tc.ratings)
+		d, err := r.Board(i18n.DefaultLocale, settings.LabelsCoordinates, s, tc.ratings)
 		if err != nil {
 			t.Fatal(err)
 		}

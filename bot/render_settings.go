@@ -3,11 +3,13 @@ package bot
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -35,17 +37,17 @@ func languageMenus(n int) int { return (n + 1 + MaxSelectOptions - 1) / MaxSelec
 // colorSettings is the embed colour of the settings message.
 const colorSettings = 0x5865f2
 
-// Settings renders /ttt-admin settings, privately for the moderator owner:
+// settings.Server renders /ttt-admin settings, privately for the moderator owner:
 // an embed with one field per setting (its value, marked when it is the
 // default, and what /ttt-admin set takes), buttons that switch the on/off
 // settings and menus that choose the default board and the language.
-func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settings) (*discordgo.InteractionResponseData, error) {
+func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settings.Server) (*discordgo.InteractionResponseData, error) {
 	e := &discordgo.MessageEmbed{
 		Title:       r.cat.Text(loc, "settings.title"),
 		Description: r.cat.Text(loc, "settings.intro"),
 		Color:       colorSettings,
 	}
-	for _, name := range SettingNames() {
+	for _, name := range settings.Names() {
 		value := r.settingText(loc, name, st)
 		if !st.IsSet(name) {
 			value += " " + r.cat.Text(loc, "settings.default")
@@ -60,7 +62,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 	for _, sw := range []struct {
 		name string
 		on   bool
-	}{{SettingHints, st.Hints}, {SettingDuels, st.Duels}, {SettingRated, st.Rated}} {
+	}{{settings.Hints, st.Hints}, {settings.Duels, st.Duels}, {settings.Rated, st.Rated}} {
 		key, style, next := "button.turn_off", discordgo.SecondaryButton, 0
 		if !sw.on {
 			key, style, next = "button.turn_on", discordgo.SuccessButton, 1
@@ -79,7 +81,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 		board = game.Classic()
 	}
 	var boards []discordgo.SelectMenuOption
-	for _, p := range Presets() {
+	for _, p := range settings.Presets() {
 		boards = append(boards, discordgo.SelectMenuOption{Label: truncate(r.cat.Text(loc, "choice.board."+p.Key), MaxSelectOptionLen),
 			Value: p.Key, Default: p.Key == board.String()})
 	}
@@ -89,7 +91,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 		placeholder string
 		options     []discordgo.SelectMenuOption
 	}
-	menus := []menu{{SettingDefaultBoard, 0, r.cat.Text(loc, "setting."+SettingDefaultBoard), boards}}
+	menus := []menu{{settings.DefaultBoard, 0, r.cat.Text(loc, "setting."+settings.DefaultBoard), boards}}
 	// The languages (and "each player's own") take more than one menu's
 	// 25 options: split them evenly, each menu naming its range.
 	langs := []discordgo.SelectMenuOption{{Label: truncate(r.cat.Text(loc, "settings.each_user"), MaxSelectOptionLen), Value: "none", Default: st.Language == ""}}
@@ -105,14 +107,14 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 	parts := languageMenus(len(locales))
 	for i := range parts {
 		chunk := langs[i*len(langs)/parts : (i+1)*len(langs)/parts]
-		text := r.cat.Text(loc, "setting."+SettingLanguage)
+		text := r.cat.Text(loc, "setting."+settings.Language)
 		if first := chunk[0].Value; parts > 1 {
 			if first == "none" {
 				first = chunk[1].Value
 			}
 			text += " · " + first + " … " + chunk[len(chunk)-1].Value
 		}
-		menus = append(menus, menu{SettingLanguage, i, text, chunk})
+		menus = append(menus, menu{settings.Language, i, text, chunk})
 	}
 	for _, m := range menus {
 		id, err := r.signer.Encode(customid.ID{Action: customid.ActionSetting, Game: persistence.GameID(guild + "." + m.name), Move: m.n, Owner: owner})
@@ -135,7 +137,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st Settin
 
 // SettingChanged renders the private answer to /ttt-admin set: the
 // setting's new value (or that it is back to the default).
-func (r *Renderer) SettingChanged(loc discordgo.Locale, name string, st Settings) *discordgo.InteractionResponseData {
+func (r *Renderer) SettingChanged(loc discordgo.Locale, name string, st settings.Server) *discordgo.InteractionResponseData {
 	d := ephemeral(r.cat.Text(loc, "settings.changed", "setting", r.cat.Text(loc, "setting."+name), "value", r.settingText(loc, name, st)))
 	d.AllowedMentions = noMentions()
 	return d
@@ -162,4 +164,33 @@ func (r *Renderer) AuditLog(loc discordgo.Locale, entries []persistence.AuditEnt
 	d := ephemeral(truncate(strings.Join(lines, "\n"), MaxContentLen))
 	d.AllowedMentions = noMentions()
 	return d
+}
+
+// settingTexts shows settings' values with a Renderer's words (the
+// settings.Texts a setting's spec shows its value with).
+type settingTexts struct{ r *Renderer }
+
+func (t settingTexts) Text(loc discordgo.Locale, key string, vars ...string) string {
+	return t.r.cat.Text(loc, key, vars...)
+}
+func (t settingTexts) Number(loc discordgo.Locale, n int) string { return t.r.cat.Number(loc, n) }
+func (t settingTexts) Duration(loc discordgo.Locale, d time.Duration) string {
+	return t.r.cat.Duration(loc, d)
+}
+func (t settingTexts) Rules(loc discordgo.Locale, rules game.Rules) string {
+	return t.r.rulesText(loc, rules)
+}
+func (t settingTexts) Switch(loc discordgo.Locale, v bool) string { return t.r.switchText(loc, v) }
+
+// settingText shows st's value of setting name in loc.
+func (r *Renderer) settingText(loc discordgo.Locale, name string, st settings.Server) string {
+	return settings.Text(settingTexts{r}, loc, name, st)
+}
+
+// switchText shows an on/off value.
+func (r *Renderer) switchText(loc discordgo.Locale, v bool) string {
+	if v {
+		return "✅ " + r.cat.Text(loc, "settings.on")
+	}
+	return "⛔ " + r.cat.Text(loc, "settings.off")
 }

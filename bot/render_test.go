@@ -11,6 +11,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -30,7 +31,7 @@ type boardCase struct {
 	name    string
 	session func(t testing.TB) *persistence.Session
 	ratings []RatingChange
-	labels  BoardLabels
+	labels  settings.Labels
 }
 
 func boardCases() []boardCase {
@@ -75,8 +76,8 @@ func boardCases() []boardCase {
 			"a1", "a2", "b2", "b1", "c3", "c1", "d4", "d1", "e5")},
 		{name: "4x3xox-o-wins", session: finished("4x3xox", human(alice), human(bob), game.OWins, persistence.ByWin, "b1", "a1", "b3", "c1")},
 		{name: "ai-duel", session: active("4x4k4", bot("minimax"), bot("random"), "a1")},
-		{name: "5x5k4-mid-compact", session: active("5x5k4", human(alice), bot("mcts"), "c3", "b2", "d4"), labels: LabelsCompact},
-		{name: "5x5k5-x-wins-compact", labels: LabelsCompact, session: finished("5x5k5", human(alice), human(bob), game.XWins, persistence.ByWin,
+		{name: "5x5k4-mid-compact", session: active("5x5k4", human(alice), bot("mcts"), "c3", "b2", "d4"), labels: settings.LabelsCompact},
+		{name: "5x5k5-x-wins-compact", labels: settings.LabelsCompact, session: finished("5x5k5", human(alice), human(bob), game.XWins, persistence.ByWin,
 			"a1", "a2", "b2", "b1", "c3", "c1", "d4", "d1", "e5")},
 	}
 }
@@ -109,7 +110,7 @@ func TestRenderLocalesGolden(t *testing.T) {
 	win := boardCases()[4]
 	for _, loc := range l10nLocales {
 		t.Run(string(loc), func(t *testing.T) {
-			d, err := r.Board(loc, LabelsCoordinates, win.session(t), win.ratings)
+			d, err := r.Board(loc, settings.LabelsCoordinates, win.session(t), win.ratings)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +271,7 @@ func TestRenderLimits(t *testing.T) {
 
 // TestRenderBoardButtons checks the grid against the position: one button
 // per cell, signed with the game and move number, labelled with the
-// cell's name (a taken cell's only in LabelsCoordinates), marks disabled,
+// cell's name (a taken cell's only in settings.LabelsCoordinates), marks disabled,
 // the last move and the winning line coloured, and all disabled at the
 // end.
 func TestRenderBoardButtons(t *testing.T) {
@@ -312,7 +313,7 @@ func TestRenderBoardButtons(t *testing.T) {
 						t.Errorf("empty cell %s has the emoji %+v", c, b.Emoji)
 					}
 					wantLabel := c.String()
-					if m != game.Empty && tc.labels == LabelsCompact {
+					if m != game.Empty && tc.labels == settings.LabelsCompact {
 						wantLabel = ""
 					}
 					if b.Label != wantLabel {
@@ -356,7 +357,7 @@ func TestRenderBoardErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, tt.s, nil); err == nil {
+			if d, err := r.Board(i18n.DefaultLocale, settings.LabelsCoordinates, tt.s, nil); err == nil {
 				t.Errorf("Board = %+v, want an error", d)
 			}
 		})
@@ -418,7 +419,7 @@ func BenchmarkRenderBoard(b *testing.B) {
 	s := boardCases()[11].session(b) // 5x5, mid-game
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Board(i18n.DefaultLocale, LabelsCoordinates, s, nil); err != nil {
+		if _, err := r.Board(i18n.DefaultLocale, settings.LabelsCoordinates, s, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -434,7 +435,7 @@ func ExampleRenderer_Board() {
 		Moves:   []game.Cell{game.NewCell(1, 1), game.NewCell(0, 0)},
 		Status:  persistence.StatusActive, Deadline: time.Unix(1700000000, 0),
 	}
-	d, err := r.Board(discordgo.PortugueseBR, LabelsCoordinates, s, nil)
+	d, err := r.Board(discordgo.PortugueseBR, settings.LabelsCoordinates, s, nil)
 	if err != nil {
 		panic(err)
 	}

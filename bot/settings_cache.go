@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // settingsCache keeps servers' resolved settings for settingsCacheTTL,
-// dropped at once when any replica announces a change. Cached Settings
+// dropped at once when any replica announces a change. Cached settings.Server
 // are never changed: callers get a copy with its own set map.
 type settingsCache struct {
 	mu sync.Mutex
@@ -21,7 +23,7 @@ type settingsCache struct {
 }
 
 type cachedSettings struct {
-	s  Settings
+	s  settings.Server
 	at time.Time
 }
 
@@ -51,7 +53,7 @@ func (c *settingsCache) generation(guild string) (uint64, uint64) {
 // settings returns a server's settings (the defaults outside a server),
 // from the cache when fresh. A stored value that no longer parses is
 // skipped (the default applies) and reported as a warning on c.
-func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, error) {
+func (b *Bot) settings(ctx context.Context, c *call, guild string) (settings.Server, error) {
 	def := b.defaultSettings()
 	if guild == "" {
 		return def, nil
@@ -61,27 +63,18 @@ func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, er
 	e, ok := b.settingsCache.m[guild]
 	b.settingsCache.mu.Unlock()
 	if ok && now.Sub(e.at) < settingsCacheTTL {
-		return e.s.clone(), nil
+		return e.s.Clone(), nil
 	}
 	gen, all := b.settingsCache.generation(guild)
 	stored, err := b.store.GuildSettings(ctx, guild)
 	if err != nil {
 		return def, err
 	}
-	s := def
-	s.set = map[string]bool{}
-	for _, name := range SettingNames() {
-		text, ok := stored[name]
-		if !ok {
-			continue
+	s, errs := settings.Load(def, stored)
+	if c != nil {
+		for _, err := range errs {
+			c.warnings = append(c.warnings, fmt.Errorf("bot: guild %s: %w", guild, err))
 		}
-		if _, err := s.apply(name, storedSetting(name, text), def); err != nil {
-			if c != nil {
-				c.warnings = append(c.warnings, fmt.Errorf("bot: stored setting %s=%q of guild %s: %w", name, text, guild, err))
-			}
-			continue
-		}
-		s.set[name] = true
 	}
 	b.settingsCache.mu.Lock()
 	if b.settingsCache.gen[guild] == gen && b.settingsCache.all == all {
@@ -89,7 +82,7 @@ func (b *Bot) settings(ctx context.Context, c *call, guild string) (Settings, er
 		if b.settingsCache.m == nil {
 			b.settingsCache.m = map[string]cachedSettings{}
 		}
-		b.settingsCache.m[guild] = cachedSettings{s: s.clone(), at: now}
+		b.settingsCache.m[guild] = cachedSettings{s: s.Clone(), at: now}
 	}
 	b.settingsCache.mu.Unlock()
 	return s, nil

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
 // parseTournament reads /ttt tournament <sub>.
@@ -61,8 +62,8 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 			return nil, err
 		} else if ok {
 			d, err := parseDelay(s)
-			if err != nil || d < MinTurnTime || d > MaxTurnTime || d%time.Second != 0 {
-				return nil, settingErr(SettingTurnTime)
+			if err != nil || d < settings.MinTurnTime || d > settings.MaxTurnTime || d%time.Second != 0 {
+				return nil, userErr("error.bad_setting." + settings.TurnTime)
 			}
 			r.TurnTime = d
 		}

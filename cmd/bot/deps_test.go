@@ -53,6 +53,8 @@ func TestPackageGraph(t *testing.T) {
 		// The catalogs: texts, plural rules, the error type with a key.
 		// discordgo only for its Locale type.
 		{tree: "bot/i18n", thirdParty: true},
+		// A server's settings as data: names, values, parse and show.
+		{tree: "bot/settings", may: []string{"game", "persistence", "bot/customid", "bot/i18n"}, thirdParty: true},
 		// The interactions endpoint: a small Handler interface, no bot.
 		{tree: "bot/httpmode", thirdParty: true},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot

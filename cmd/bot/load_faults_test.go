@@ -4,8 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/tttbot/ttt-bot/bot/customid"
 	"time"
+
+	"github.com/tttbot/ttt-bot/bot/customid"
 
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"

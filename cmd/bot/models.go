@@ -19,7 +19,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -146,7 +146,7 @@ func modelRules(s string) (game.Rules, error) {
 // presetNames returns the preset boards, comma-separated.
 func presetNames() string {
 	var names []string
-	for _, p := range bot.Presets() {
+	for _, p := range settings.Presets() {
 		names = append(names, p.Key)
 	}
 	return strings.Join(names, ", ")
@@ -456,7 +456,7 @@ func runModelsList(ctx context.Context, e *env, cmd *command, args []string) err
 		}
 		boards = []game.Rules{r}
 	} else {
-		for _, p := range bot.Presets() {
+		for _, p := range settings.Presets() {
 			boards = append(boards, p.Rules)
 		}
 	}

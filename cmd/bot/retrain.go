@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai/train"
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -167,7 +167,7 @@ func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error 
 // settings: every preset board, the shipped weights as defaults.
 func retrainConfig(s retrainSettings) retrain.Config {
 	var rules []game.Rules
-	for _, p := range bot.Presets() {
+	for _, p := range settings.Presets() {
 		rules = append(rules, p.Rules)
 	}
 	return retrain.Config{

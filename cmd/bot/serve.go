@@ -24,6 +24,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
 	"github.com/tttbot/ttt-bot/sched"
@@ -393,7 +394,7 @@ func (s *server) openBot(ctx context.Context) error {
 	models := nn.NewSet()
 	s.d.levels.Register(ai.NeuralLevel(models))
 	s.d.levels.Register(ai.HumanlikeLevel(models))
-	watcher := retrain.NewModelWatcher(s.store, models, weights.Load, bot.PresetKeys(), s.log)
+	watcher := retrain.NewModelWatcher(s.store, models, weights.Load, settings.PresetKeys(), s.log)
 	if err := watcher.Load(ctx); err != nil {
 		s.log.Warn("serve: not every network loaded; the boards without one refuse the neural levels", "err", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -244,13 +245,13 @@ func (b *Bot) checkJoin(ctx context.Context, c *call, action customid.Action, ch
 
 // The routes of /ttt block and /ttt unblock (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubBlock), parseBlock, (*Bot).block)
-	routeCommand(commandPath(CommandName, SubUnblock), parseBlock, (*Bot).block)
+	routeCommand(command.Path(command.Name, command.SubBlock), (*Bot).block)
+	routeCommand(command.Path(command.Name, command.SubUnblock), (*Bot).block)
 }
 
 // block handles /ttt block and /ttt unblock; both answer privately and
 // are idempotent.
-func (b *Bot) block(ctx context.Context, c *call, r BlockRequest) error {
+func (b *Bot) block(ctx context.Context, c *call, r command.BlockRequest) error {
 	if r.Unblock {
 		if _, err := b.store.Unblock(ctx, c.user, r.User); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -29,18 +30,22 @@ const maxChannelScan = 10000
 
 // The routes of /ttt-admin, for moderators only (see routes.go).
 func init() {
-	admin := func(sub string) string { return commandPath(AdminCommandName, sub) }
-	routeCommand(admin(SubEndGame), noOptions(EndGameRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ EndGameRequest) error { return b.endGames(ctx, c) }, moderatorOnly)
-	routeCommand(admin(SubModel), parseModel, (*Bot).model, moderatorOnly)
-	routeCommand(admin(SubRetrain), parseRetrain, (*Bot).retrainCommand, moderatorOnly)
-	routeCommand(admin(SubSettings), noOptions(SettingsRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ SettingsRequest) error { return b.showSettings(ctx, c) }, moderatorOnly)
-	routeCommand(admin(SubSet), parseSet, (*Bot).setSetting, moderatorOnly)
-	routeCommand(admin(SubLog), noOptions(LogRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ LogRequest) error { return b.auditLog(ctx, c) }, moderatorOnly)
-	routeCommand(admin(SubForgetGuild), noOptions(ForgetServerRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ ForgetServerRequest) error { return b.forgetServer(ctx, c) }, moderatorOnly)
+	admin := func(sub string) string { return command.Path(command.AdminName, sub) }
+	routeCommand(admin(command.SubEndGame),
+		func(b *Bot, ctx context.Context, c *call, _ command.EndGameRequest) error { return b.endGames(ctx, c) }, moderatorOnly)
+	routeCommand(admin(command.SubModel), (*Bot).model, moderatorOnly)
+	routeCommand(admin(command.SubRetrain), (*Bot).retrainCommand, moderatorOnly)
+	routeCommand(admin(command.SubSettings),
+		func(b *Bot, ctx context.Context, c *call, _ command.SettingsRequest) error {
+			return b.showSettings(ctx, c)
+		}, moderatorOnly)
+	routeCommand(admin(command.SubSet), (*Bot).setSetting, moderatorOnly)
+	routeCommand(admin(command.SubLog),
+		func(b *Bot, ctx context.Context, c *call, _ command.LogRequest) error { return b.auditLog(ctx, c) }, moderatorOnly)
+	routeCommand(admin(command.SubForgetGuild),
+		func(b *Bot, ctx context.Context, c *call, _ command.ForgetServerRequest) error {
+			return b.forgetServer(ctx, c)
+		}, moderatorOnly)
 	routeComponent(true, (*Bot).clickSetting, customid.ActionSetting)
 	routeComponent(true, (*Bot).clickForgetServer, customid.ActionForgetServer)
 }
@@ -124,7 +129,7 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 		return fmt.Errorf("bot: rematch of %s: %w", s.ID, err)
 	}
 	if isDuel(s) {
-		return b.duel(ctx, c, AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules})
+		return b.duel(ctx, c, command.AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules})
 	}
 	side := s.SideOf(c.user)
 	if side == game.Empty {

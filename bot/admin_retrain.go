@@ -13,6 +13,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -100,7 +101,7 @@ type retrainRun struct {
 // replace), or that a retrain is already running. The job checks the
 // count again under its lock (another run may have used the games in
 // between), and endRetrain shows that refusal on the message.
-func (b *Bot) retrainCommand(ctx context.Context, c *call, r RetrainRequest) error {
+func (b *Bot) retrainCommand(ctx context.Context, c *call, r command.RetrainRequest) error {
 	if b.retrain == nil {
 		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: no retrain job configured")}
 	}
@@ -419,7 +420,7 @@ func tokenExpired(err error) bool {
 // model handles /ttt-admin model: it shows the board's network, or with
 // the rollback option makes the previous registry version current again
 // (every bot switches to it) and says which version is now live.
-func (b *Bot) model(ctx context.Context, c *call, r ModelRequest) error {
+func (b *Bot) model(ctx context.Context, c *call, r command.ModelRequest) error {
 	key := r.Rules.String()
 	if r.Rollback {
 		m, err := b.store.RollbackModel(ctx, key)

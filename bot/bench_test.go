@@ -18,6 +18,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -159,8 +160,8 @@ func (r *benchRig) newGame(b *testing.B, p *benchPlayer, level string) {
 	i := &discordgo.Interaction{
 		ID: r.id(), Type: discordgo.InteractionApplicationCommand, ChannelID: p.channel, GuildID: "42",
 		Locale: discordgo.EnglishUS, Member: &discordgo.Member{User: &discordgo.User{ID: p.user}},
-		Data: discordgo.ApplicationCommandInteractionData{Name: bot.CommandName, Options: []*discordgo.ApplicationCommandInteractionDataOption{{
-			Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
+		Data: discordgo.ApplicationCommandInteractionData{Name: command.Name, Options: []*discordgo.ApplicationCommandInteractionDataOption{{
+			Name: command.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []*discordgo.ApplicationCommandInteractionDataOption{
 				{Name: "level", Type: discordgo.ApplicationCommandOptionString, Value: level},
 				{Name: "first", Type: discordgo.ApplicationCommandOptionString, Value: "me"},

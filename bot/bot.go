@@ -18,6 +18,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/nn"
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -39,7 +40,7 @@ const (
 	DefaultHandlerTimeout = 2 * time.Minute
 	// maxLongMove bounds the thinking time of an AI whose budget exceeds
 	// the move timeout (it thinks after the first response is sent).
-	maxLongMove = MaxTimeMS*time.Millisecond + time.Second
+	maxLongMove = command.MaxTimeMS*time.Millisecond + time.Second
 	// replyTimeout bounds telling the user about an error, even when the
 	// handler's own context has run out.
 	replyTimeout = 5 * time.Second
@@ -238,7 +239,9 @@ func (b *Bot) Inline() *httpmode.InlineDiscord {
 
 // Commands returns the application commands the Bot handles, as Register
 // sends them.
-func (b *Bot) Commands() []*discordgo.ApplicationCommand { return Commands(b.cat, b.levelNames) }
+func (b *Bot) Commands() []*discordgo.ApplicationCommand {
+	return command.Commands(b.cat, b.levelNames)
+}
 
 // Register replaces the application's commands in guildID (or globally for
 // ""), so Discord offers /ttt and /ttt-admin.
@@ -430,12 +433,12 @@ func userOf(i *discordgo.Interaction) string {
 	return ""
 }
 
-// seed returns a fresh seed for an AI player, below MaxSeed so the user
+// seed returns a fresh seed for an AI player, below command.MaxSeed so the user
 // can retype it.
 func (b *Bot) seed() uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.rng.Uint64N(MaxSeed + 1)
+	return b.rng.Uint64N(command.MaxSeed + 1)
 }
 
 // jitter returns a number in [0, 1) for the pauses between retries.

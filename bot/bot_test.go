@@ -12,6 +12,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -76,8 +77,8 @@ func helpInteraction(id string) *discordgo.InteractionCreate {
 	return &discordgo.InteractionCreate{Interaction: &discordgo.Interaction{
 		ID: id, Type: discordgo.InteractionApplicationCommand, ChannelID: "7", GuildID: "42", Locale: discordgo.EnglishUS,
 		Member: &discordgo.Member{User: &discordgo.User{ID: "100"}},
-		Data: discordgo.ApplicationCommandInteractionData{Name: bot.CommandName, Options: []*discordgo.ApplicationCommandInteractionDataOption{
-			{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand},
+		Data: discordgo.ApplicationCommandInteractionData{Name: command.Name, Options: []*discordgo.ApplicationCommandInteractionDataOption{
+			{Name: command.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand},
 		}},
 	}}
 }

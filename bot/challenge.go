@@ -3,18 +3,19 @@ package bot
 import (
 	"context"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
 // challenge posts a challenge to a user, or to anyone.
-func (b *Bot) challenge(ctx context.Context, c *call, r ChallengeRequest) error {
+func (b *Bot) challenge(ctx context.Context, c *call, r command.ChallengeRequest) error {
 	if _, err := b.mayPlay(ctx, c); err != nil {
 		return err
 	}
 	side := game.X
-	if r.First == FirstOther || r.First == FirstRandom && !b.coin() {
+	if r.First == command.FirstOther || r.First == command.FirstRandom && !b.coin() {
 		side = game.O
 	}
 	var players [2]persistence.Seat

@@ -6,7 +6,7 @@
 //
 //   - Commands builds the application-command definitions, with name and
 //     description localisations, and ParseCommand turns the option data of a
-//     slash-command interaction into a typed Request, or a *UserError that
+//     slash-command interaction into a typed command.Request, or a *UserError that
 //     the i18n.Catalog renders in the user's language.
 //   - customid.Signer encodes and decodes the custom IDs of board buttons: the game,
 //     the move number the board showed and the cell, signed with a truncated

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -27,12 +28,12 @@ type duelJob struct {
 
 // The route of /ttt ai-duel (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubAIDuel), func(in commandInput) (Request, error) { return parseAIDuel(in.o, in.pc) }, (*Bot).duel)
+	routeCommand(command.Path(command.Name, command.SubAIDuel), (*Bot).duel)
 }
 
 // duel starts an AI duel: the board is posted, and the RunSweeper loop
 // plays one move per Options.DuelStep by editing it.
-func (b *Bot) duel(ctx context.Context, c *call, r AIDuelRequest) error {
+func (b *Bot) duel(ctx context.Context, c *call, r command.AIDuelRequest) error {
 	st, err := b.mayPlay(ctx, c)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -87,7 +88,7 @@ func userOpt(u string) fakediscord.Option {
 func (e *e2e) commandIn(channel, user, sub string, opts ...fakediscord.Option) fakediscord.Response {
 	e.t.Helper()
 	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{
-		Actor: fakediscord.Actor{Guild: e2eGuild, Channel: channel, User: fakediscord.User{ID: user}}, Name: bot.CommandName,
+		Actor: fakediscord.Actor{Guild: e2eGuild, Channel: channel, User: fakediscord.User{ID: user}}, Name: command.Name,
 		Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 	if err != nil {
 		e.t.Fatalf("/ttt %s in %s: %v", sub, channel, err)
@@ -140,7 +141,7 @@ func (e *e2e) wantBoard(r fakediscord.Response, msg string) {
 // answer says.
 func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	// A game before the block, for its Rematch button.
-	first := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
+	first := b.wantChallenge(mustResponse(b.command(alice, command.SubChallenge, opponentOpt(bob))))
 	_, accept := b.button(first, customid.ActionAccept)
 	b.wantBoard(mustResponse(b.click(bob, first.ID, accept.CustomID)), first.ID)
 	final := resign(b, alice)
@@ -150,15 +151,15 @@ func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 		before[m.ID] = true
 	}
 
-	r, _ := b.command(bob, bot.SubBlock, userOpt(alice))
+	r, _ := b.command(bob, command.SubBlock, userOpt(alice))
 	b.wantText(r, bot.KeyBlockDone, "user", mentionOf(alice))
 	if !strings.Contains(r.Message.Content, "They aren't told") {
 		t.Fatalf("/ttt block answered %q; it promises the blocked are not told", r.Message.Content)
 	}
-	r, _ = b.command(bob, bot.SubBlock, userOpt(alice)) // idempotent
+	r, _ = b.command(bob, command.SubBlock, userOpt(alice)) // idempotent
 	b.wantText(r, bot.KeyBlockDone, "user", mentionOf(alice))
 
-	r, _ = b.command(alice, bot.SubChallenge, opponentOpt(bob))
+	r, _ = b.command(alice, command.SubChallenge, opponentOpt(bob))
 	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(bob))
 	wantNotTold(t, r.Message.Content)
 	_, rematch := b.button(final, customid.ActionRematch)
@@ -169,8 +170,8 @@ func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 		t.Fatal(err)
 	}
 	d, err := b.srv.Command(b.ctx, fakediscord.CommandSpec{
-		Actor: fakediscord.Actor{Guild: "43", Channel: "70", User: fakediscord.User{ID: alice}}, Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubChallenge, Type: discordgo.ApplicationCommandOptionSubCommand,
+		Actor: fakediscord.Actor{Guild: "43", Channel: "70", User: fakediscord.User{ID: alice}}, Name: command.Name,
+		Options: []fakediscord.Option{{Name: command.SubChallenge, Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []fakediscord.Option{opponentOpt(bob)}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -183,19 +184,19 @@ func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 			t.Fatalf("bob sees a message: %q", m.Content)
 		}
 	}
-	b.wantChallenge(mustResponse(b.command(carol, bot.SubChallenge, opponentOpt(bob))))
+	b.wantChallenge(mustResponse(b.command(carol, command.SubChallenge, opponentOpt(bob))))
 
-	r, _ = b.command(bob, bot.SubUnblock, userOpt(alice))
+	r, _ = b.command(bob, command.SubUnblock, userOpt(alice))
 	b.wantText(r, bot.KeyUnblockDone, "user", mentionOf(alice))
-	r, _ = b.command(bob, bot.SubUnblock, userOpt(alice)) // idempotent
+	r, _ = b.command(bob, command.SubUnblock, userOpt(alice)) // idempotent
 	b.wantText(r, bot.KeyUnblockDone, "user", mentionOf(alice))
-	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
+	msg := b.wantChallenge(mustResponse(b.command(alice, command.SubChallenge, opponentOpt(bob))))
 	_, accept = b.button(msg, customid.ActionAccept)
 	r, _ = b.click(bob, msg.ID, accept.CustomID)
 	b.wantBoard(r, msg.ID)
 
 	// Blocking oneself is refused when the command is read.
-	r, _ = b.command(bob, bot.SubBlock, userOpt(bob))
+	r, _ = b.command(bob, command.SubBlock, userOpt(bob))
 	b.wantReply(r, "error.self_block")
 }
 
@@ -203,10 +204,10 @@ func blockDirect(t *testing.T, b *scenarioBed, clk *frozenClock) {
 // blocked (who is not told why), nor by someone who blocked the
 // challenger (who is reminded of their block).
 func blockJoin(t *testing.T, b *scenarioBed, _ *frozenClock) {
-	b.wantText(mustResponse(b.command(alice, bot.SubBlock, userOpt(carol))), bot.KeyBlockDone, "user", mentionOf(carol))
-	b.wantText(mustResponse(b.command(bob, bot.SubBlock, userOpt(alice))), bot.KeyBlockDone, "user", mentionOf(alice))
+	b.wantText(mustResponse(b.command(alice, command.SubBlock, userOpt(carol))), bot.KeyBlockDone, "user", mentionOf(carol))
+	b.wantText(mustResponse(b.command(bob, command.SubBlock, userOpt(alice))), bot.KeyBlockDone, "user", mentionOf(alice))
 
-	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge)))
+	msg := b.wantChallenge(mustResponse(b.command(alice, command.SubChallenge)))
 	_, join := b.button(msg, customid.ActionJoin)
 	r, _ := b.click(carol, msg.ID, join.CustomID)
 	b.wantText(r, bot.KeyCantPlay, "user", mentionOf(alice))
@@ -216,7 +217,7 @@ func blockJoin(t *testing.T, b *scenarioBed, _ *frozenClock) {
 	if s := b.trackedChallenge(msg, customid.ActionJoin); s.Status != persistence.StatusOpen {
 		t.Fatalf("after refused joins the challenge is %s, want still open", s.Status)
 	}
-	b.wantText(mustResponse(b.command(bob, bot.SubUnblock, userOpt(alice))), bot.KeyUnblockDone, "user", mentionOf(alice))
+	b.wantText(mustResponse(b.command(bob, command.SubUnblock, userOpt(alice))), bot.KeyUnblockDone, "user", mentionOf(alice))
 	r, _ = b.click(bob, msg.ID, join.CustomID)
 	b.wantBoard(r, msg.ID)
 }
@@ -237,55 +238,55 @@ func wantNotTold(t *testing.T, text string) {
 // not start it.
 func cooldownScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	start := clk.Now()
-	msg := b.wantChallenge(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))))
+	msg := b.wantChallenge(mustResponse(b.command(alice, command.SubChallenge, opponentOpt(bob))))
 	_, cancel := b.button(msg, customid.ActionCancel)
 	if r, _ := b.click(alice, msg.ID, cancel.CustomID); r.Type != int(discordgo.InteractionResponseUpdateMessage) {
 		t.Fatalf("Cancel answered type %d %q", r.Type, r.Message.Content)
 	}
 	clk.Advance(20 * time.Second)
-	r, _ := b.command(alice, bot.SubChallenge, opponentOpt(carol))
+	r, _ := b.command(alice, command.SubChallenge, opponentOpt(carol))
 	when := "<t:" + strconv.FormatInt((start.Add(time.Minute).UnixMilli()+999)/1000, 10) + ":R>"
 	b.wantText(r, bot.KeyCooldown, "when", when)
 	if r.Message.Content != "You can challenge again "+when+"." {
 		t.Fatalf("cooldown answer %q", r.Message.Content)
 	}
 	// Others are not held up, and accepting is not a challenge.
-	other := b.wantChallenge(mustResponse(b.command(carol, bot.SubChallenge, opponentOpt(alice))))
+	other := b.wantChallenge(mustResponse(b.command(carol, command.SubChallenge, opponentOpt(alice))))
 	_, accept := b.button(other, customid.ActionAccept)
 	b.wantBoard(mustResponse(b.click(alice, other.ID, accept.CustomID)), other.ID)
 
 	clk.Advance(40 * time.Second)
 	// alice is in carol's game in this channel: that refusal gives her
 	// cooldown back, so her challenge elsewhere right after goes through.
-	b.wantReply(mustResponse(b.command(alice, bot.SubChallenge, opponentOpt(bob))), bot.KeyBusy)
-	b.wantChallenge(b.commandIn("8", alice, bot.SubChallenge, opponentOpt(bob)))
-	b.wantText(b.commandIn("9", alice, bot.SubChallenge, opponentOpt(bob)), bot.KeyCooldown,
+	b.wantReply(mustResponse(b.command(alice, command.SubChallenge, opponentOpt(bob))), bot.KeyBusy)
+	b.wantChallenge(b.commandIn("8", alice, command.SubChallenge, opponentOpt(bob)))
+	b.wantText(b.commandIn("9", alice, command.SubChallenge, opponentOpt(bob)), bot.KeyCooldown,
 		"when", "<t:"+strconv.FormatInt((start.Add(2*time.Minute).UnixMilli()+999)/1000, 10)+":R>")
 }
 
 // openLimitScenario: at most two open challenges across the server's
 // channels; answering or cancelling one frees a place.
 func openLimitScenario(t *testing.T, b *scenarioBed, _ *frozenClock) {
-	c7 := b.wantChallenge(b.commandIn("7", alice, bot.SubChallenge))
-	c8 := b.wantChallenge(b.commandIn("8", alice, bot.SubChallenge, opponentOpt(bob)))
-	b.wantText(b.commandIn("9", alice, bot.SubChallenge), bot.KeyOpenLimit, "count", "2")
-	if r := b.commandIn("9", alice, bot.SubChallenge); !strings.Contains(r.Message.Content, "Cancel one") {
+	c7 := b.wantChallenge(b.commandIn("7", alice, command.SubChallenge))
+	c8 := b.wantChallenge(b.commandIn("8", alice, command.SubChallenge, opponentOpt(bob)))
+	b.wantText(b.commandIn("9", alice, command.SubChallenge), bot.KeyOpenLimit, "count", "2")
+	if r := b.commandIn("9", alice, command.SubChallenge); !strings.Contains(r.Message.Content, "Cancel one") {
 		t.Fatalf("the limit's answer %q does not say how to free a place", r.Message.Content)
 	}
 	// Another user is not limited by alice's challenges.
-	b.wantChallenge(b.commandIn("9", bob, bot.SubChallenge))
+	b.wantChallenge(b.commandIn("9", bob, command.SubChallenge))
 
 	// bob accepts the one in 8: a place is free.
 	_, accept := b.button(c8, customid.ActionAccept)
 	b.wantBoard(b.clickIn("8", bob, c8.ID, accept.CustomID), c8.ID)
-	b.wantChallenge(b.commandIn("10", alice, bot.SubChallenge))
-	b.wantText(b.commandIn("11", alice, bot.SubChallenge), bot.KeyOpenLimit, "count", "2")
+	b.wantChallenge(b.commandIn("10", alice, command.SubChallenge))
+	b.wantText(b.commandIn("11", alice, command.SubChallenge), bot.KeyOpenLimit, "count", "2")
 	// alice cancels the one in 7: another place.
 	_, cancel := b.button(c7, customid.ActionCancel)
 	if r := b.clickIn("7", alice, c7.ID, cancel.CustomID); r.Type != int(discordgo.InteractionResponseUpdateMessage) {
 		t.Fatalf("Cancel answered type %d %q", r.Type, r.Message.Content)
 	}
-	b.wantChallenge(b.commandIn("11", alice, bot.SubChallenge))
+	b.wantChallenge(b.commandIn("11", alice, command.SubChallenge))
 }
 
 // rateLimitScenario: with the defaults and a clock that stands still (no
@@ -295,13 +296,13 @@ func openLimitScenario(t *testing.T, b *scenarioBed, _ *frozenClock) {
 func rateLimitScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	slow := b.cat.Text(i18n.DefaultLocale, bot.KeySlowDown)
 	for i := range bot.DefaultRateBurst {
-		if r := mustResponse(b.command(carol, bot.SubHelp)); r.Message.Content == slow {
+		if r := mustResponse(b.command(carol, command.SubHelp)); r.Message.Content == slow {
 			t.Fatalf("command %d of the burst was refused", i+1)
 		}
 	}
-	b.wantReply(mustResponse(b.command(carol, bot.SubHelp)), bot.KeySlowDown)
+	b.wantReply(mustResponse(b.command(carol, command.SubHelp)), bot.KeySlowDown)
 
-	r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"},
+	r, _ := b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"},
 		fakediscord.Option{Name: "board", Value: "5x5k4"}, fakediscord.Option{Name: "first", Value: "me"})
 	if r.Message.Ephemeral {
 		t.Fatalf("/ttt vs-ai answered %q", r.Message.Content)
@@ -334,15 +335,15 @@ func rateLimitScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 		t.Fatalf("after %d moves the game is %s, want over", moves, s.Status)
 	}
 	// alice has her own bucket, with room left after the whole game.
-	if r := mustResponse(b.command(alice, bot.SubHelp)); r.Message.Content == slow {
+	if r := mustResponse(b.command(alice, command.SubHelp)); r.Message.Content == slow {
 		t.Fatal("alice was held up")
 	}
 	// Half a second refills one action at 2 a second, and only one.
 	clk.Advance(500 * time.Millisecond)
-	if r := mustResponse(b.command(carol, bot.SubHelp)); r.Message.Content == slow {
+	if r := mustResponse(b.command(carol, command.SubHelp)); r.Message.Content == slow {
 		t.Fatal("no action allowed after the refill")
 	}
-	b.wantReply(mustResponse(b.command(carol, bot.SubHelp)), bot.KeySlowDown)
+	b.wantReply(mustResponse(b.command(carol, command.SubHelp)), bot.KeySlowDown)
 }
 
 // mustResponse drops the delivery of a command or click helper's result.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -27,7 +28,7 @@ func TestE2ELostEditDelivered(t *testing.T) {
 			b.sweeper(50 * time.Millisecond)
 			b.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "PATCH", Share: 1})
 
-			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+			r, _ := b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 				fakediscord.Option{Name: "first", Value: "ai"}, fakediscord.Option{Name: "time-ms", Value: 300})
 			board := r.Message.ID
 			var s *persistence.Session

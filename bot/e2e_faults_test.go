@@ -17,6 +17,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
@@ -134,8 +135,8 @@ func TestE2EFaultMatrix(t *testing.T) {
 			}
 		}},
 		{name: "ai duels", opts: bot.Options{DuelStep: 20 * time.Millisecond}, run: func(t *testing.T, e *e2e) {
-			e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
-			e.command(bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"},
+			e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
+			e.command(bob, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"},
 				fakediscord.Option{Name: "board", Value: "4x4k3"})
 			e.waitAllOver(2)
 		}},
@@ -321,7 +322,7 @@ func (e *e2e) faultClick(user, msg string) {
 // returns the finished game.
 func (e *e2e) faultVsAI(user string, opts ...fakediscord.Option) *persistence.Session {
 	e.t.Helper()
-	r, _ := e.command(user, bot.SubVsAI, opts...)
+	r, _ := e.command(user, command.SubVsAI, opts...)
 	board := r.Message.ID
 	for {
 		if time.Now().After(e.deadlineOf()) {
@@ -349,7 +350,7 @@ func (e *e2e) faultVsAI(user string, opts ...fakediscord.Option) *persistence.Se
 // returns the board's message ID.
 func (e *e2e) faultChallenge(x, o string) string {
 	e.t.Helper()
-	r, _ := e.command(x, bot.SubChallenge, opponentOpt(o), fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(x, command.SubChallenge, opponentOpt(o), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
 	e.trackedChallenge(r.Message, customid.ActionAccept)
 	_, accept := e.button(r.Message, customid.ActionAccept)
@@ -576,15 +577,15 @@ func (e *e2e) faultTournament() {
 	t.Helper()
 	users := []string{"4001", "4002", "4003"}
 	const mod = alice
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Storm"},
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Storm"},
 		fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "rounds", Value: 2})
 	m := e.signup("Storm")
 	_, join := e.button(&m, customid.ActionTournament)
 	for _, u := range users {
 		e.click(u, m.ID, join.CustomID)
 	}
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, fakediscord.Option{Name: "level", Value: "random"})
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, fakediscord.Option{Name: "level", Value: "random"})
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentStart)
 	for round := 1; round <= 2; round++ {
 		tn := e.roundPosted("Storm", round)
 		e.resignRound(tn)
@@ -611,11 +612,11 @@ func (e *e2e) faultOutage() {
 	t.Helper()
 	const carol, dave = "300", "400"
 	people := e.faultChallenge(alice, bob)
-	r, _ := e.command(carol, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+	r, _ := e.command(carol, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 		fakediscord.Option{Name: "first", Value: "me"}, fakediscord.Option{Name: "time-ms", Value: 300})
 	vsAI := r.Message.ID
 	e.tracked(r.Message)
-	r, _ = e.command(dave, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
+	r, _ = e.command(dave, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
 	e.tracked(r.Message) // under way, its board known (see TestE2EFaultUntrackedBoard)
 
 	// Both players' boards are theirs to play before the outage.
@@ -738,7 +739,7 @@ func TestE2EFaultUntrackedBoard(t *testing.T) {
 	e := startFaultBed(t, "http", bot.Options{Rand: rand.New(rand.NewPCG(21, 22)), RetryPause: 5 * time.Millisecond,
 		RateBurst: -1, DuelStep: 20 * time.Millisecond}, 30*time.Second)
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "GET", Path: "/webhooks/", Times: 1})
-	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
+	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
 	first := r.Message.ID
 	want := e.cat.Text(i18n.DefaultLocale, "result.draw")
 	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool { return strings.Contains(m.Content, want) })

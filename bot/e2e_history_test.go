@@ -13,6 +13,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/game"
@@ -114,11 +115,11 @@ func replayAndReview(t *testing.T, b *scenarioBed) {
 		t.Fatalf("reviewed replay shows %q", r.Message.Content)
 	}
 	// /ttt review and /ttt replay by ID do the same.
-	r, _ = b.command(carol, bot.SubReplay, fakediscord.Option{Name: "game", Value: string(end.ID)})
+	r, _ = b.command(carol, command.SubReplay, fakediscord.Option{Name: "game", Value: string(end.ID)})
 	if !strings.Contains(r.Message.Content, "Replay") {
 		t.Fatalf("/ttt replay shows %q", r.Message.Content)
 	}
-	r, _ = b.command(carol, bot.SubReview, fakediscord.Option{Name: "game", Value: string(end.ID)})
+	r, _ = b.command(carol, command.SubReview, fakediscord.Option{Name: "game", Value: string(end.ID)})
 	if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) {
 		t.Fatalf("/ttt review answered type %d, want 5", r.Type)
 	}
@@ -131,7 +132,7 @@ func historyScenario(t *testing.T, b *scenarioBed) {
 	_, end := swingGame(b)
 	vsAI := playVsAI(b.e2e, "easy", func() {})
 	for _, asker := range []string{alice, carol} {
-		r, _ := b.command(asker, bot.SubHistory, fakediscord.Option{Name: "user", Value: alice, Type: discordgo.ApplicationCommandOptionUser})
+		r, _ := b.command(asker, command.SubHistory, fakediscord.Option{Name: "user", Value: alice, Type: discordgo.ApplicationCommandOptionUser})
 		if !r.Message.Ephemeral || r.Message.VisibleTo != asker {
 			t.Fatalf("history for %s: ephemeral %v to %q", asker, r.Message.Ephemeral, r.Message.VisibleTo)
 		}
@@ -149,11 +150,11 @@ func historyScenario(t *testing.T, b *scenarioBed) {
 	if err := rc.LPush(b.ctx, "ttt:history:{u:"+alice+"}", "{not json").Err(); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := b.command(alice, bot.SubHistory)
+	r, _ := b.command(alice, command.SubHistory)
 	if !strings.Contains(r.Message.Content, "Games 1–2 of 2") {
 		t.Fatalf("history with a corrupt entry:\n%s", r.Message.Content)
 	}
-	r, _ = b.command(bob, bot.SubHistory, fakediscord.Option{Name: "board", Value: "4x4k4"})
+	r, _ = b.command(bob, command.SubHistory, fakediscord.Option{Name: "board", Value: "4x4k4"})
 	if !strings.Contains(r.Message.Content, "No games yet.") {
 		t.Fatalf("bob's 4x4 history:\n%s", r.Message.Content)
 	}
@@ -161,7 +162,7 @@ func historyScenario(t *testing.T, b *scenarioBed) {
 	for range 11 {
 		playVsAI(b.e2e, "random", func() {})
 	}
-	r, _ = b.command(alice, bot.SubHistory)
+	r, _ = b.command(alice, command.SubHistory)
 	if !strings.Contains(r.Message.Content, "Games 1–10 of 13") {
 		t.Fatalf("first page:\n%s", r.Message.Content)
 	}
@@ -184,14 +185,14 @@ func historyScenario(t *testing.T, b *scenarioBed) {
 }
 
 func hintScenario(t *testing.T, b *scenarioBed) {
-	r, _ := b.command(alice, bot.SubHint)
+	r, _ := b.command(alice, command.SubHint)
 	b.wantReply(r, bot.KeyNoGame)
 	calls := 0
 	assisted := playVsAI(b.e2e, "perfect", func() {
 		if calls++; calls == 1 {
 			return // before the game starts
 		}
-		r, _ := b.command(alice, bot.SubHint)
+		r, _ := b.command(alice, command.SubHint)
 		if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) || !r.Message.Ephemeral {
 			t.Fatalf("hint answered type %d ephemeral %v, want a private deferral", r.Type, r.Message.Ephemeral)
 		}
@@ -216,13 +217,13 @@ func hintScenario(t *testing.T, b *scenarioBed) {
 	if !found {
 		t.Fatalf("the corpus does not mark game %s as assisted for X", assisted.ID)
 	}
-	r, _ = b.command(alice, bot.SubHistory)
+	r, _ = b.command(alice, command.SubHistory)
 	if !strings.Contains(r.Message.Content, "💡 hints used") {
 		t.Fatalf("history does not show the hints:\n%s", r.Message.Content)
 	}
 	// Never in a game between people.
 	startChallenge(b.e2e)
-	r, _ = b.command(alice, bot.SubHint)
+	r, _ = b.command(alice, command.SubHint)
 	b.wantReply(r, bot.KeyHintRated)
 }
 
@@ -240,7 +241,7 @@ func settled(b *scenarioBed, r fakediscord.Response) *fakediscord.Message {
 }
 
 func puzzleScenario(t *testing.T, b *scenarioBed) {
-	r, _ := b.command(alice, bot.SubPuzzle)
+	r, _ := b.command(alice, command.SubPuzzle)
 	// The day's first request draws the puzzle: a deferral, then the board.
 	if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) {
 		t.Fatalf("first /ttt puzzle of the day answered type %d, want a deferral (5)", r.Type)
@@ -254,7 +255,7 @@ func puzzleScenario(t *testing.T, b *scenarioBed) {
 	if start.Puzzle == "" || start.SideOf(alice) != mustToMove(t, start) {
 		t.Fatalf("puzzle session %+v: alice is not to move", start)
 	}
-	r2, _ := b.command(alice, bot.SubHint)
+	r2, _ := b.command(alice, command.SubHint)
 	b.wantReply(r2, bot.KeyHintPuzzle)
 	// alice solves it with the solver's fastest wins.
 	board, cur := r.Message.ID, r.Message
@@ -283,7 +284,7 @@ func puzzleScenario(t *testing.T, b *scenarioBed) {
 		t.Fatalf("alice's puzzle stats %+v %v, want one solved, streak 1", st, err)
 	}
 	// bob gets the same position, at once, and gives the win away.
-	r, _ = b.command(bob, bot.SubPuzzle)
+	r, _ = b.command(bob, command.SubPuzzle)
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) {
 		t.Fatalf("second /ttt puzzle of the day answered type %d, want the board (4)", r.Type)
 	}
@@ -316,7 +317,7 @@ func puzzleScenario(t *testing.T, b *scenarioBed) {
 	if st, err := b.store.PuzzleStatsOf(b.ctx, e2eGuild, bob); err != nil || st.Failed != 1 || st.Solved != 0 {
 		t.Fatalf("bob's puzzle stats %+v %v, want one failed", st, err)
 	}
-	r, _ = b.command(carol, bot.SubLeaderboard, fakediscord.Option{Name: "kind", Value: "puzzles"})
+	r, _ = b.command(carol, command.SubLeaderboard, fakediscord.Option{Name: "kind", Value: "puzzles"})
 	if !strings.Contains(r.Message.Content, "1. <@"+alice+"> · solved 1 · streak 1") {
 		t.Fatalf("puzzle leaderboard:\n%s", r.Message.Content)
 	}
@@ -327,13 +328,13 @@ func puzzleScenario(t *testing.T, b *scenarioBed) {
 }
 
 func historyRefusals(t *testing.T, b *scenarioBed) {
-	r, _ := b.command(alice, bot.SubReplay, fakediscord.Option{Name: "game", Value: "my last game"})
-	b.wantReply(r, bot.KeyBadGameID)
-	r, _ = b.command(alice, bot.SubReview, fakediscord.Option{Name: "game", Value: e2eChannel + ".zzzzzzzzzzzzz"})
+	r, _ := b.command(alice, command.SubReplay, fakediscord.Option{Name: "game", Value: "my last game"})
+	b.wantReply(r, command.KeyBadGameID)
+	r, _ = b.command(alice, command.SubReview, fakediscord.Option{Name: "game", Value: e2eChannel + ".zzzzzzzzzzzzz"})
 	b.wantReply(r, bot.KeyUnknownGame)
 	msg, cur := startChallenge(b.e2e)
 	live := b.game(cur)
-	for _, sub := range []string{bot.SubReplay, bot.SubReview} {
+	for _, sub := range []string{command.SubReplay, command.SubReview} {
 		r, _ = b.command(carol, sub, fakediscord.Option{Name: "game", Value: string(live.ID)})
 		b.wantReply(r, bot.KeyGameInProgress)
 	}
@@ -346,7 +347,7 @@ func historyRefusals(t *testing.T, b *scenarioBed) {
 	}
 	dm := func(opts ...fakediscord.Option) fakediscord.Response {
 		d, err := b.srv.Command(b.ctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Channel: "70", User: fakediscord.User{ID: alice}},
-			Name: bot.CommandName, Options: []fakediscord.Option{{Name: bot.SubHistory, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
+			Name: command.Name, Options: []fakediscord.Option{{Name: command.SubHistory, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 		if err != nil {
 			t.Fatal(err)
 		}

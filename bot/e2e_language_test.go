@@ -9,6 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -23,7 +24,7 @@ const dora = "400"
 // commandAs runs /ttt <sub> as a in the test channel.
 func (e *e2e) commandAs(a fakediscord.Actor, sub string, opts ...fakediscord.Option) fakediscord.Response {
 	e.t.Helper()
-	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.CommandName,
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: command.Name,
 		Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 	if err != nil {
 		e.t.Fatalf("/ttt %s: %v", sub, err)
@@ -86,7 +87,7 @@ func TestE2ELanguage(t *testing.T) {
 	scenarios := []scenario{
 		{"boards public, refusals private", func(t *testing.T, b *scenarioBed) {
 			set(b, settings.Language, "pt-BR")
-			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			r, _ := b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.wantBoardIn(r, pt)
 			if _, resign := b.button(r.Message, customid.ActionResign); resign.Label != b.cat.Text(pt, "button.resign") {
 				t.Fatalf("Resign button %q, want it in pt-BR", resign.Label)
@@ -96,10 +97,10 @@ func TestE2ELanguage(t *testing.T) {
 			// Someone else's click, and a bad option: refused in English.
 			c, _ := b.click(bob, board, b.cells(r.Message)[game.NewCell(0, 0)].CustomID)
 			b.wantReply(c, bot.KeyNotYourGame)
-			r2, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"},
+			r2, _ := b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"},
 				fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "position", Value: "zz"})
 			b.wantReplyIn(r2, i18n.DefaultLocale, "error.bad_position", "rules", "3x3k3", "rows", "3", "example", "X--/---/---")
-			r2, _ = b.command(alice, bot.SubHelp)
+			r2, _ = b.command(alice, command.SubHelp)
 			b.wantReplyIn(r2, i18n.DefaultLocale, "help.text")
 			// Her move: the board stays in pt-BR.
 			c, _ = b.click(alice, board, b.cells(r.Message)[game.NewCell(1, 1)].CustomID)
@@ -108,12 +109,12 @@ func TestE2ELanguage(t *testing.T) {
 			}
 			b.wantBoardIn(c, pt)
 			// Stats are public too.
-			r2, _ = b.command(bob, bot.SubStats)
+			r2, _ = b.command(bob, command.SubStats)
 			if want := b.cat.Text(pt, "stats.none", "player", mentionOf(bob)); r2.Message.Ephemeral || r2.Message.Content != want {
 				t.Fatalf("/ttt stats = %q, want a public %q", r2.Message.Content, want)
 			}
 			// A moderator ends the game: its board says so in pt-BR.
-			b.admin(alice, moderatorPerms, bot.SubEndGame)
+			b.admin(alice, moderatorPerms, command.SubEndGame)
 			m := b.waitEdited(board, b.cat.Text(pt, "result.moderator"))
 			b.noLiveCells(m)
 		}},
@@ -122,14 +123,14 @@ func TestE2ELanguage(t *testing.T) {
 			if r := set(b, settings.Language, "none"); r.Message.Content == "" {
 				t.Fatal("set language none answered nothing")
 			}
-			r := b.commandAs(greek(), bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			r := b.commandAs(greek(), command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.wantBoardIn(r, discordgo.Greek)
-			r, _ = b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			r, _ = b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.wantBoardIn(r, i18n.DefaultLocale)
 		}},
 		{"challenge", func(t *testing.T, b *scenarioBed) {
 			set(b, settings.Language, "pt-BR")
-			r := b.commandAs(greek(), bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
+			r := b.commandAs(greek(), command.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 			s := b.trackedChallenge(r.Message, customid.ActionAccept)
 			want, err := bot.NewRenderer(b.cat, b.signer).Challenge(pt, s, "")
 			if err != nil {
@@ -152,16 +153,16 @@ func TestE2ELanguage(t *testing.T) {
 			for i, loc := range i18n.DiscordLocales() {
 				a := actor(strconv.Itoa(500 + i))
 				a.Locale = string(loc)
-				r := b.commandAs(a, bot.SubHelp)
+				r := b.commandAs(a, command.SubHelp)
 				b.wantReplyIn(r, loc, "help.text")
 				if i%8 == 0 {
-					b.wantBoardIn(b.commandAs(a, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"}), loc)
+					b.wantBoardIn(b.commandAs(a, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"}), loc)
 				}
 			}
 		}},
 		{"duel", func(t *testing.T, b *scenarioBed) {
 			set(b, settings.Language, "pt-BR")
-			r, _ := b.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
+			r, _ := b.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
 			b.wantBoardIn(r, pt)
 			m := b.waitEdited(r.Message.ID, b.cat.Text(pt, "result.draw"))
 			b.noLiveCells(m)
@@ -179,7 +180,7 @@ func TestE2ELanguageSweeper(t *testing.T) {
 		persistence.Options{Now: clk.Now})
 	e.sweeper(5 * time.Millisecond)
 	set(&scenarioBed{e2e: e}, settings.Language, "pt-BR")
-	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob))
+	r, _ := e.command(alice, command.SubChallenge, opponentOpt(bob))
 	e.trackedChallenge(r.Message, customid.ActionAccept)
 	clk.Advance(5*time.Minute + time.Second)
 	if m := e.waitEdited(r.Message.ID, e.cat.Text(discordgo.PortugueseBR, "challenge.expired")); len(m.Buttons()) != 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/nn/nntest"
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
@@ -63,11 +63,11 @@ func TestE2ENetworkLevels(t *testing.T) {
 	}
 
 	// Only 3x3 has a network (shipped).
-	r, _ := e.command(alice, bot.SubVsAI, opt("level", "neural"), opt("board", "5x5k4"))
+	r, _ := e.command(alice, command.SubVsAI, opt("level", "neural"), opt("board", "5x5k4"))
 	refused("vs-ai neural 5x5k4", r, i18n.DefaultLocale, "neural", "5x5k4", "3x3k3")
-	r, _ = e.command(alice, bot.SubVsAI, opt("level", "humanlike"), opt("position", "4x4k3 b2 c3"))
+	r, _ = e.command(alice, command.SubVsAI, opt("level", "humanlike"), opt("position", "4x4k3 b2 c3"))
 	refused("vs-ai humanlike, a shared 4x4k3 game", r, i18n.DefaultLocale, "humanlike", "4x4k3", "3x3k3")
-	r, _ = e.command(bob, bot.SubAIDuel, opt("x", "random"), opt("o", "humanlike"), opt("board", "4x4k4"))
+	r, _ = e.command(bob, command.SubAIDuel, opt("x", "random"), opt("o", "humanlike"), opt("board", "4x4k4"))
 	refused("ai-duel random-humanlike 4x4k4", r, i18n.DefaultLocale, "humanlike", "4x4k4", "3x3k3")
 
 	// A version published to the registry: its board joins the list.
@@ -78,8 +78,8 @@ func TestE2ENetworkLevels(t *testing.T) {
 	nntest.WaitVersion(t, ctx, p.set, "4x4k3", fmt.Sprintf("redis-%d", m.Version))
 	german := actor(bob)
 	german.Locale = string(discordgo.German)
-	d, err := e.srv.Command(ctx, fakediscord.CommandSpec{Actor: german, Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubAIDuel, Type: discordgo.ApplicationCommandOptionSubCommand,
+	d, err := e.srv.Command(ctx, fakediscord.CommandSpec{Actor: german, Name: command.Name,
+		Options: []fakediscord.Option{{Name: command.SubAIDuel, Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []fakediscord.Option{opt("x", "neural"), opt("o", "easy"), opt("board", "5x5k5")}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -87,18 +87,18 @@ func TestE2ENetworkLevels(t *testing.T) {
 	refused("ai-duel neural-easy 5x5k5, in German", e.wait(d), discordgo.German, "neural", "5x5k5", "3x3k3", "4x4k3")
 
 	// Tournaments: add-ai refuses the level for the tournament's board.
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, opt("name", "Open"), opt("format", "round-robin"), opt("board", "5x5k4"))
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, opt("name", "Open"), opt("format", "round-robin"), opt("board", "5x5k4"))
 	posted = public() // the sign-up message
-	r = e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, opt("level", "neural"))
+	r = e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, opt("level", "neural"))
 	refused("add-ai neural 5x5k4", r, i18n.DefaultLocale, "neural", "5x5k4", "3x3k3", "4x4k3")
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, opt("level", "easy"))
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, opt("level", "easy"))
 	tour := e.tournamentOf("Open", "easy signed up", func(t *persistence.Tournament) bool { return len(t.Players) > 0 })
 	if len(tour.Players) != 1 || tour.Players[0].ID != "ai:easy" {
 		t.Fatalf("players %+v, want only ai:easy", tour.Players)
 	}
 
 	// Where there is a network, the level plays: the published 4x4k3.
-	r, _ = e.command(alice, bot.SubVsAI, opt("level", "neural"), opt("board", "4x4k3"), opt("first", "me"))
+	r, _ = e.command(alice, command.SubVsAI, opt("level", "neural"), opt("board", "4x4k3"), opt("first", "me"))
 	if r.Message.Ephemeral || len(e.cells(r.Message)) != 16 {
 		t.Fatalf("vs-ai neural 4x4k3: answered (ephemeral %v) %q with %d cells, want the board", r.Message.Ephemeral, r.Message.Content, len(e.cells(r.Message)))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -158,13 +159,13 @@ func opponentOpt(u string) fakediscord.Option {
 func TestE2EResignCommandEditsBoard(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(7, 8))})
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	board := r.Message.ID
 	s := e.tracked(r.Message)
 	if !strings.Contains(r.Message.Content, "<t:") || s.TurnTime != bot.DefaultTurnTime {
 		t.Fatalf("board %q, turn time %s: want the turn deadline shown and the default turn time", r.Message.Content, s.TurnTime)
 	}
-	r, _ = e.command(alice, bot.SubResign)
+	r, _ = e.command(alice, command.SubResign)
 	if r.Message.ID == board || r.Message.Ephemeral {
 		t.Fatalf("/ttt resign answered on %s ephemeral %v, want the final board as a new message", r.Message.ID, r.Message.Ephemeral)
 	}
@@ -187,7 +188,7 @@ func TestE2ETimeouts(t *testing.T) {
 	e.sweeper(7 * time.Millisecond) // a second process
 
 	// A challenge nobody answers.
-	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob))
+	r, _ := e.command(alice, command.SubChallenge, opponentOpt(bob))
 	expires := e.cat.Text(i18n.DefaultLocale, "challenge.expires", "deadline", "<t:"+itoa(clk.Now().Add(5*time.Minute).Unix())+":R>")
 	if !strings.Contains(r.Message.Content, expires) {
 		t.Fatalf("challenge %q, want %q", r.Message.Content, expires)
@@ -200,7 +201,7 @@ func TestE2ETimeouts(t *testing.T) {
 	}
 
 	// A game where bob does not move in time.
-	r, _ = e.command(alice, bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
+	r, _ = e.command(alice, command.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
 	_, accept := e.button(r.Message, customid.ActionAccept)
 	e.trackedChallenge(r.Message, customid.ActionAccept)
@@ -242,7 +243,7 @@ func TestE2EAIDuel(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(11, 12)), DuelStep: 5 * time.Millisecond})
 	e.sweeper(time.Hour)
-	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
+	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		t.Fatalf("/ttt ai-duel answered type %d ephemeral %v, want a public board", r.Type, r.Message.Ephemeral)
 	}
@@ -271,7 +272,7 @@ func TestE2EAIDuelShutdown(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(13, 14)), DuelStep: time.Hour})
 	stop := e.sweeper(time.Hour)
-	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"},
+	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"},
 		fakediscord.Option{Name: "board", Value: "4x4k3"})
 	e.tracked(r.Message)
 	stop()
@@ -304,7 +305,7 @@ func TestE2EAdmin(t *testing.T) {
 		t.Helper()
 		a := actor(user)
 		a.Permissions = perms
-		d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.AdminCommandName,
+		d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: command.AdminName,
 			Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 		if err != nil {
 			t.Fatalf("/ttt-admin %s: %v", sub, err)
@@ -313,30 +314,30 @@ func TestE2EAdmin(t *testing.T) {
 	}
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
 
-	r := admin(alice, mod, bot.SubEndGame)
+	r := admin(alice, mod, command.SubEndGame)
 	e.wantReply(r, bot.KeyNoGame)
 
-	r, _ = e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
+	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	board := r.Message.ID
 	e.tracked(r.Message)
-	r, _ = e.command(bob, bot.SubChallenge)
+	r, _ = e.command(bob, command.SubChallenge)
 	challenge := r.Message.ID
 	e.trackedChallenge(r.Message, customid.ActionJoin)
 
 	// The server lets everyone see /ttt-admin; the bot still checks.
 	cmds := e.bot.Commands()
 	for _, c := range cmds {
-		if c.Name == bot.AdminCommandName {
+		if c.Name == command.AdminName {
 			c.DefaultMemberPermissions = nil
 		}
 	}
 	if _, err := e.ses.ApplicationCommandBulkOverwrite(e.srv.AppID(), e2eGuild, cmds); err != nil {
 		t.Fatal(err)
 	}
-	r = admin(bob, 0, bot.SubEndGame)
+	r = admin(bob, 0, command.SubEndGame)
 	e.wantReply(r, bot.KeyNotModerator)
 
-	r = admin(alice, mod, bot.SubEndGame)
+	r = admin(alice, mod, command.SubEndGame)
 	if want := e.cat.Text(i18n.DefaultLocale, "admin.ended", "count", "2"); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("end-game answered %q, want an ephemeral %q", r.Message.Content, want)
 	}
@@ -350,11 +351,11 @@ func TestE2EAdmin(t *testing.T) {
 	}
 
 	// Without networks or a retrain job (see TestE2ERetrain for them).
-	r = admin(alice, mod, bot.SubModel)
+	r = admin(alice, mod, command.SubModel)
 	if want := e.cat.Text(i18n.DefaultLocale, "model.none", "rules", e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")); r.Message.Content != want {
 		t.Fatalf("model answered %q, want %q", r.Message.Content, want)
 	}
-	r = admin(alice, mod, bot.SubRetrain)
+	r = admin(alice, mod, command.SubRetrain)
 	e.wantReply(r, bot.KeyRetrainOff)
 	e.noFailures()
 }
@@ -364,7 +365,7 @@ func TestE2EAdmin(t *testing.T) {
 func TestE2EAIDuelWithoutSweeper(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(17, 18))})
-	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
 	e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.duel_stopped"))
 	if s := e.game(r.Message); s.Status.Live() {
 		t.Fatalf("unplayed duel is %s", s.Status)
@@ -378,9 +379,9 @@ func TestE2ETrackWithoutRead(t *testing.T) {
 	t.Parallel()
 	e := newE2EWrapped(t, bot.Options{Rand: rand.New(rand.NewPCG(19, 20))}, persistence.Options{},
 		func(d bot.Discord) bot.Discord { return struct{ bot.Discord }{d} })
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	e.tracked(r.Message)
-	e.command(alice, bot.SubResign)
+	e.command(alice, command.SubResign)
 	e.noLiveCells(e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random")))
 	e.noFailures()
 }

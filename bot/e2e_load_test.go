@@ -9,6 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -32,7 +33,7 @@ func TestE2EOverload(t *testing.T) {
 			b := tr.start(t, bot.Options{Pool: pool, Metrics: bot.NewMetrics(reg), RateBurst: -1, ChallengeCooldown: -1})
 
 			// Before the queue fills, alice's 4x4 game against minimax starts.
-			r := b.commandIn("71", alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+			r := b.commandIn("71", alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 				fakediscord.Option{Name: "board", Value: "4x4k3"}, fakediscord.Option{Name: "first", Value: "me"})
 			if r.Message.Ephemeral || len(b.cells(r.Message)) != 16 {
 				t.Fatalf("alice's /ttt vs-ai answered %q, want a 4x4 board", r.Message.Content)
@@ -59,14 +60,14 @@ func TestE2EOverload(t *testing.T) {
 			}()
 
 			// New heavy work is refused privately, and counted.
-			r = b.commandIn("72", bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
+			r = b.commandIn("72", bob, command.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
 				fakediscord.Option{Name: "board", Value: "5x5k4"})
 			b.wantText(r, bot.KeyOverloaded)
-			r = b.commandIn("72", bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "mcts"},
+			r = b.commandIn("72", bob, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "mcts"},
 				fakediscord.Option{Name: "o", Value: "easy"}, fakediscord.Option{Name: "board", Value: "4x4k4"})
 			b.wantText(r, bot.KeyOverloaded)
 
-			r = b.commandIn("71", alice, bot.SubHint)
+			r = b.commandIn("71", alice, command.SubHint)
 			b.wantText(r, bot.KeyOverloaded)
 
 			const carol = "300"
@@ -159,7 +160,7 @@ func r0(b *scenarioBed, id string) *fakediscord.Message {
 func TestE2EOverdueAIReply(t *testing.T) {
 	t.Parallel()
 	e := newE2EStore(t, bot.Options{RateBurst: -1}, persistence.Options{AIGrace: 300 * time.Millisecond})
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
 		fakediscord.Option{Name: "first", Value: "me"})
 	s := e.tracked(r.Message)
 	if s.TurnTime <= 0 {
@@ -204,7 +205,7 @@ func TestE2EOverdueFirstMove(t *testing.T) {
 		})
 	}()
 	<-held
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
 		fakediscord.Option{Name: "board", Value: "4x4k3"}, fakediscord.Option{Name: "first", Value: "ai"})
 	if r.Message.Ephemeral || len(e.cells(r.Message)) != 16 {
 		t.Fatalf("/ttt vs-ai answered %q, want the board with the computer thinking", r.Message.Content)

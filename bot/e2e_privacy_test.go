@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -56,7 +57,7 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	playScript(b.e2e, live, cur, []move{{alice, 1, 1}})
 	// bob blocks dana (his action, not hers) and dana blocks bob.
 	for _, bl := range [][2]string{{bob, dana}, {dana, bob}} {
-		b.wantText(mustResponse(b.command(bl[0], bot.SubBlock, userOpt(bl[1]))), bot.KeyBlockDone, "user", mentionOf(bl[1]))
+		b.wantText(mustResponse(b.command(bl[0], command.SubBlock, userOpt(bl[1]))), bot.KeyBlockDone, "user", mentionOf(bl[1]))
 	}
 	pseudonym, err := b.store.Pseudonym(dana)
 	if err != nil {
@@ -74,14 +75,14 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	}
 
 	// What is kept, privately.
-	r, _ := b.command(dana, bot.SubPrivacy)
+	r, _ := b.command(dana, command.SubPrivacy)
 	if !r.Message.Ephemeral || r.Message.VisibleTo != dana || !strings.Contains(r.Message.Content, "/ttt forget-me") ||
 		!strings.Contains(r.Message.Content, "90 days") {
 		t.Fatalf("/ttt privacy answered %q (ephemeral %v)", r.Message.Content, r.Message.Ephemeral)
 	}
 
 	// forget-me asks first; nothing is deleted yet.
-	r, _ = b.command(dana, bot.SubForgetMe)
+	r, _ = b.command(dana, command.SubForgetMe)
 	if !r.Message.Ephemeral || r.Message.VisibleTo != dana || r.Message.Content != b.cat.Text(i18n.DefaultLocale, "forget_me.confirm") {
 		t.Fatalf("/ttt forget-me answered %q (ephemeral %v)", r.Message.Content, r.Message.Ephemeral)
 	}
@@ -155,8 +156,8 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 	if blocked, err := b.store.Blocked(b.ctx, bob, dana); err != nil || !blocked {
 		t.Fatalf("bob's block of dana after dana left: %v %v, want kept", blocked, err)
 	}
-	b.wantText(mustResponse(b.command(dana, bot.SubChallenge, opponentOpt(bob))), bot.KeyCantPlay, "user", mentionOf(bob))
-	if r, _ := b.command(dana, bot.SubChallenge, opponentOpt(carol)); !strings.HasPrefix(r.Message.Content, "You can challenge again <t:") {
+	b.wantText(mustResponse(b.command(dana, command.SubChallenge, opponentOpt(bob))), bot.KeyCantPlay, "user", mentionOf(bob))
+	if r, _ := b.command(dana, command.SubChallenge, opponentOpt(carol)); !strings.HasPrefix(r.Message.Content, "You can challenge again <t:") {
 		t.Fatalf("dana's challenge after forget-me answered %q, want her cooldown still running", r.Message.Content)
 	}
 	if left := storedAnywhere(b, dana); len(left) > 0 {
@@ -174,7 +175,7 @@ func forgetMeScenario(t *testing.T, b *scenarioBed) {
 
 	// Again at once: refused, since each run reads the whole store (a
 	// later run finds nothing more: persistence's TestForgetUser).
-	r, _ = b.command(dana, bot.SubForgetMe)
+	r, _ = b.command(dana, command.SubForgetMe)
 	_, btn = b.button(r.Message, customid.ActionForgetMe)
 	again, _ := b.click(dana, r.Message.ID, btn.CustomID)
 	if !again.Message.Ephemeral || !strings.HasPrefix(again.Message.Content, "That ran moments ago; it can run again <t:") {
@@ -201,10 +202,10 @@ func forgetServerScenario(t *testing.T, b *scenarioBed) {
 	if _, err := ses.ApplicationCommandBulkOverwrite(b.srv.AppID(), e2eGuild, cmds); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := b.admin(bob, 0, bot.SubForgetGuild)
+	r, _ := b.admin(bob, 0, command.SubForgetGuild)
 	b.wantReply(r, bot.KeyNotModerator)
 
-	r, _ = b.admin(carol, modPerms, bot.SubForgetGuild)
+	r, _ = b.admin(carol, modPerms, command.SubForgetGuild)
 	if !r.Message.Ephemeral || r.Message.Content != b.cat.Text(i18n.DefaultLocale, "forget_server.confirm") {
 		t.Fatalf("/ttt-admin forget-server answered %q (ephemeral %v)", r.Message.Content, r.Message.Ephemeral)
 	}
@@ -241,7 +242,7 @@ func forgetServerScenario(t *testing.T, b *scenarioBed) {
 	}
 
 	// Again at once: refused.
-	r, _ = b.admin(carol, modPerms, bot.SubForgetGuild)
+	r, _ = b.admin(carol, modPerms, command.SubForgetGuild)
 	_, btn = b.button(r.Message, customid.ActionForgetServer)
 	if again := clickAs(b, carol, modPerms, r.Message.ID, btn.CustomID); !strings.HasPrefix(again.Message.Content, "That ran moments ago") {
 		t.Fatalf("a second forget-server at once answered %q", again.Message.Content)
@@ -256,7 +257,7 @@ func forgetServerScenario(t *testing.T, b *scenarioBed) {
 // returns the board's message ID and the board.
 func challengeBetween(e *e2e, x, o string) (string, *fakediscord.Message) {
 	e.t.Helper()
-	r, _ := e.command(x, bot.SubChallenge, opponentOpt(o), fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(x, command.SubChallenge, opponentOpt(o), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
 	e.trackedChallenge(r.Message, customid.ActionAccept)
 	_, accept := e.button(r.Message, customid.ActionAccept)

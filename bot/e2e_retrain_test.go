@@ -19,6 +19,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/nn/nntest"
 	"github.com/tttbot/ttt-bot/ai/train"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
@@ -159,7 +160,7 @@ func (e *e2e) admin(user string, perms int64, sub string, opts ...fakediscord.Op
 	e.t.Helper()
 	a := actor(user)
 	a.Permissions = perms
-	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.AdminCommandName,
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: command.AdminName,
 		Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 	if err != nil {
 		e.t.Fatalf("/ttt-admin %s: %v", sub, err)
@@ -171,7 +172,7 @@ func (e *e2e) admin(user string, perms int64, sub string, opts ...fakediscord.Op
 // clicking the first empty cell each turn.
 func (e *e2e) playVsRandom(user string) {
 	e.t.Helper()
-	r, _ := e.command(user, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(user, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	cur := r.Message
 	for range 10 {
 		var pick fakediscord.Component
@@ -269,7 +270,7 @@ func TestE2ERetrain(t *testing.T) {
 	e.playVsRandom(bob)
 
 	// No network for 4x4: the neural level says so, and where it plays.
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "board", Value: "4x4k4"})
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "board", Value: "4x4k4"})
 	if want := e.cat.Text(i18n.DefaultLocale, "error.no_model_boards", "level", e.cat.Text(i18n.DefaultLocale, "level.neural"),
 		"rules", rulesText(t, e.cat, i18n.DefaultLocale, "4x4k4"), "boards", rulesText(t, e.cat, i18n.DefaultLocale, "3x3k3")); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("neural on 4x4 answered %q, want an ephemeral %q", r.Message.Content, want)
@@ -279,16 +280,16 @@ func TestE2ERetrain(t *testing.T) {
 	// shows them the command.
 	cmds := e.bot.Commands()
 	for _, c := range cmds {
-		if c.Name == bot.AdminCommandName {
+		if c.Name == command.AdminName {
 			c.DefaultMemberPermissions = nil
 		}
 	}
 	if _, err := e.ses.ApplicationCommandBulkOverwrite(e.srv.AppID(), e2eGuild, cmds); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.admin(bob, 0, bot.SubRetrain)
+	r, _ = e.admin(bob, 0, command.SubRetrain)
 	e.wantReply(r, bot.KeyNotModerator)
-	r, _ = e.admin(bob, 0, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
+	r, _ = e.admin(bob, 0, command.SubModel, fakediscord.Option{Name: "rollback", Value: true})
 	e.wantReply(r, bot.KeyNotModerator)
 
 	// Two games are fewer than the job's minimum: every retrain here is
@@ -300,14 +301,14 @@ func TestE2ERetrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.admin(alice, mod, bot.SubRetrain, force)
+	r, _ = e.admin(alice, mod, command.SubRetrain, force)
 	e.wantReply(r, bot.KeyRetrainRunning)
 	if err := p2.store.ReleaseLock(ctx, lock); err != nil {
 		t.Fatal(err)
 	}
 
 	// The retrain: an answer at once, progress, then the report.
-	r, d := e.admin(alice, mod, bot.SubRetrain, force)
+	r, d := e.admin(alice, mod, command.SubRetrain, force)
 	rules := e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "3", "cols", "3", "k", "3")
 	if want := e.cat.Text(i18n.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want || r.Message.Ephemeral {
 		t.Fatalf("retrain answered %q (ephemeral %v), want a public %q", r.Message.Content, r.Message.Ephemeral, want)
@@ -336,11 +337,11 @@ func TestE2ERetrain(t *testing.T) {
 	if _, err := pl.Move(ctx, game.NewPosition(game.Classic())); err != nil {
 		t.Fatalf("neural move in process 2: %v", err)
 	}
-	r, _ = e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "first", Value: "ai"})
+	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "neural"}, fakediscord.Option{Name: "first", Value: "ai"})
 	if r.Message.Ephemeral || len(e.cells(r.Message)) != 9 {
 		t.Fatalf("neural on 3x3 answered %q, want a board", r.Message.Content)
 	}
-	e.command(alice, bot.SubResign)
+	e.command(alice, command.SubResign)
 
 	// A retrain that outlives its interaction token (15 minutes) still
 	// ends with its report.
@@ -351,18 +352,18 @@ func TestE2ERetrain(t *testing.T) {
 	}
 
 	// /ttt-admin model shows it; rollback takes every process back.
-	r, _ = e.admin(alice, mod, bot.SubModel)
+	r, _ = e.admin(alice, mod, command.SubModel)
 	if !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "version 2, published") {
 		t.Fatalf("model answered %q", r.Message.Content)
 	}
-	r, _ = e.admin(alice, mod, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
+	r, _ = e.admin(alice, mod, command.SubModel, fakediscord.Option{Name: "rollback", Value: true})
 	if !strings.HasPrefix(r.Message.Content, "↩️ "+mentionOf(alice)) || !strings.Contains(r.Message.Content, "version 1") || r.Message.Ephemeral {
 		t.Fatalf("rollback answered %q, want a public message naming version 1", r.Message.Content)
 	}
 	for _, p := range []*modelProcess{p1, p2} {
 		nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")
 	}
-	r, _ = e.admin(alice, mod, bot.SubModel, fakediscord.Option{Name: "rollback", Value: true})
+	r, _ = e.admin(alice, mod, command.SubModel, fakediscord.Option{Name: "rollback", Value: true})
 	if want := e.cat.Text(i18n.DefaultLocale, "model.no_rollback", "rules", rules); r.Message.Content != want || !r.Message.Ephemeral {
 		t.Fatalf("second rollback answered %q, want %q", r.Message.Content, want)
 	}
@@ -386,7 +387,7 @@ func TestE2ERetrainShutdown(t *testing.T) {
 	e, _, stop := newRetrainE2E(t, ctx, rsrv, p, cfg, nil)
 	e.playVsRandom(alice)
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	_, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "force", Value: true}) // one game
+	_, d := e.admin(alice, mod, command.SubRetrain, fakediscord.Option{Name: "force", Value: true}) // one game
 	for {
 		r, err := d.Wait(ctx)
 		if err != nil {
@@ -453,7 +454,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	// One new game, two needed: refused privately at once; nothing shown
 	// in the channel, nothing audited.
 	e.playVsRandom(alice)
-	r, d := e.admin(alice, mod, bot.SubRetrain)
+	r, d := e.admin(alice, mod, command.SubRetrain)
 	e.wantReplyIn(r, i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
 	if n := len(d.Responses()); n != 1 {
 		t.Fatalf("the refused retrain has %d responses, want only the reply", n)
@@ -476,7 +477,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 		})
 	}()
 	<-held
-	r, d = e.admin(alice, mod, bot.SubRetrain)
+	r, d = e.admin(alice, mod, command.SubRetrain)
 	if want := e.cat.Text(i18n.DefaultLocale, "retrain.started", "rules", rules, "user", mentionOf(alice)); r.Message.Content != want {
 		t.Fatalf("retrain answered %q, want %q", r.Message.Content, want)
 	}
@@ -517,7 +518,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 func (e *e2e) retrainPastToken(clk *settableClock, v int64) {
 	e.t.Helper()
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
-	r, d := e.admin(alice, mod, bot.SubRetrain, fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "force", Value: true})
+	r, d := e.admin(alice, mod, command.SubRetrain, fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "force", Value: true})
 	msg := r.Message.ID
 	if pr, err := d.Wait(e.ctx); err != nil || pr.Kind != fakediscord.KindEditOriginal {
 		e.t.Fatalf("no progress before the token expired: %+v %v", pr, err)

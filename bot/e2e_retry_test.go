@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -37,7 +38,7 @@ func TestE2ERetryAIReply(t *testing.T) {
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "PATCH", Path: "/webhooks/", Times: 1})
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetAfter, Method: "PATCH", Path: "/webhooks/", Times: 1})
 
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 		fakediscord.Option{Name: "first", Value: "ai"}, fakediscord.Option{Name: "time-ms", Value: 300})
 	board := r.Message.ID
 	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
@@ -112,7 +113,7 @@ func TestE2EDuelSurvivesFailedEdit(t *testing.T) {
 		RetryPause: time.Millisecond, Metrics: bot.NewMetrics(reg)})
 	e.sweeper(time.Hour)
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "PATCH", Path: "/channels/", Times: 4})
-	r, _ := e.command(alice, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
+	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})
 	m := e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.draw"))
 	s := e.game(&m)
 	if s.Status != persistence.StatusFinished || s.Result != game.Draw || len(s.Moves) != 9 || s.End == persistence.ByModerator {
@@ -143,7 +144,7 @@ func TestE2ELossOnTimeRetried(t *testing.T) {
 	e := newE2EStore(t, bot.Options{Rand: rand.New(rand.NewPCG(9, 10)), Now: clk.Now, TurnTime: 2 * time.Minute,
 		RetryPause: 10 * time.Millisecond}, persistence.Options{Now: clk.Now})
 	e.sweeper(5 * time.Millisecond)
-	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(alice, command.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 	msg := r.Message.ID
 	_, accept := e.button(r.Message, customid.ActionAccept)
 	e.trackedChallenge(r.Message, customid.ActionAccept)

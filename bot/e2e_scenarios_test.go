@@ -19,6 +19,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
@@ -292,7 +293,7 @@ type move struct {
 // and returns the board's message ID and the board.
 func startChallenge(e *e2e) (string, *fakediscord.Message) {
 	e.t.Helper()
-	r, _ := e.command(alice, bot.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(alice, command.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		e.t.Fatalf("/ttt challenge answered type %d ephemeral %v, want a public challenge", r.Type, r.Message.Ephemeral)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
@@ -21,7 +22,7 @@ const moderatorPerms = discordgo.PermissionManageGuild | discordgo.PermissionVie
 // set runs /ttt-admin set as a moderator and checks the private answer.
 func set(b *scenarioBed, setting, value string) fakediscord.Response {
 	b.t.Helper()
-	r, _ := b.admin(alice, moderatorPerms, bot.SubSet, fakediscord.Option{Name: "setting", Value: setting}, fakediscord.Option{Name: "value", Value: value})
+	r, _ := b.admin(alice, moderatorPerms, command.SubSet, fakediscord.Option{Name: "setting", Value: setting}, fakediscord.Option{Name: "value", Value: value})
 	if !r.Message.Ephemeral {
 		b.t.Fatalf("/ttt-admin set answered publicly: %q", r.Message.Content)
 	}
@@ -39,13 +40,13 @@ func TestE2ESettings(t *testing.T) {
 			if !strings.Contains(r.Message.Content, "<#70> <#71>") {
 				t.Fatalf("set answered %q", r.Message.Content)
 			}
-			for _, sub := range []string{bot.SubChallenge, bot.SubPuzzle} {
+			for _, sub := range []string{command.SubChallenge, command.SubPuzzle} {
 				r, _ = b.command(bob, sub)
 				if !r.Message.Ephemeral || r.Message.Content != "Games can be started in <#70> and <#71>." {
 					t.Fatalf("/ttt %s in another channel answered %q", sub, r.Message.Content)
 				}
 			}
-			r, _ = b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
+			r, _ = b.command(bob, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
 			if r.Message.Content != "Games can be started in <#70> and <#71>." {
 				t.Fatalf("/ttt vs-ai answered %q", r.Message.Content)
 			}
@@ -55,14 +56,14 @@ func TestE2ESettings(t *testing.T) {
 		}},
 		{"role", func(t *testing.T, b *scenarioBed) {
 			set(b, settings.Role, "<@&555>")
-			r, _ := b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
+			r, _ := b.command(bob, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"})
 			if r.Message.Content != "You need the <@&555> role to play here." {
 				t.Fatalf("without the role: %q", r.Message.Content)
 			}
 			a := actor(bob)
 			a.Roles = []string{"555"}
-			d, err := b.srv.Command(b.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.CommandName,
-				Options: []fakediscord.Option{{Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
+			d, err := b.srv.Command(b.ctx, fakediscord.CommandSpec{Actor: a, Name: command.Name,
+				Options: []fakediscord.Option{{Name: command.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
 					Options: []fakediscord.Option{{Name: "level", Value: "easy"}}}}})
 			if err != nil {
 				t.Fatal(err)
@@ -80,18 +81,18 @@ func TestE2ESettings(t *testing.T) {
 			r := set(b, settings.TurnTime, "5s")
 			b.wantReply(r, "error.bad_setting.turn-time")
 			set(b, settings.ChallengeExpiry, "2m")
-			r, _ = b.command(carol, bot.SubChallenge) // alice and bob are playing
+			r, _ = b.command(carol, command.SubChallenge) // alice and bob are playing
 			if s := b.trackedChallenge(r.Message, customid.ActionJoin); s.Deadline.Sub(s.Created) != 2*time.Minute {
 				t.Fatalf("a challenge waits %s, want 2m", s.Deadline.Sub(s.Created))
 			}
 		}},
 		{"default board", func(t *testing.T, b *scenarioBed) {
 			set(b, settings.DefaultBoard, "4x4k3")
-			r, _ := b.command(alice, bot.SubChallenge, opponentOpt(bob))
+			r, _ := b.command(alice, command.SubChallenge, opponentOpt(bob))
 			if s := b.trackedChallenge(r.Message, customid.ActionAccept); s.Rules != "4x4k3" {
 				t.Fatalf("a challenge without a board is on %s, want 4x4k3", s.Rules)
 			}
-			r, _ = b.command(bob, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "board", Value: "3x3k3"})
+			r, _ = b.command(bob, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "board", Value: "3x3k3"})
 			if s := b.game(r.Message); s.Rules != "3x3k3" {
 				t.Fatalf("a game naming its board is on %s, want 3x3k3", s.Rules)
 			}
@@ -99,7 +100,7 @@ func TestE2ESettings(t *testing.T) {
 		{"challenge cooldown", func(t *testing.T, b *scenarioBed) {
 			challengeAndCancel := func() fakediscord.Response {
 				t.Helper()
-				r, _ := b.command(carol, bot.SubChallenge)
+				r, _ := b.command(carol, command.SubChallenge)
 				if r.Message.Ephemeral {
 					return r
 				}
@@ -147,7 +148,7 @@ func TestE2ESettings(t *testing.T) {
 				r, _ := b.click(alice, m.ID, b.cells(m)[freeCells(b.e2e, m)[0]].CustomID)
 				return r.Message
 			}
-			r, _ := b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			r, _ := b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.tracked(r.Message)
 			cur := play(r.Message)
 			labels(cur, false)
@@ -170,14 +171,14 @@ func TestE2ESettings(t *testing.T) {
 		{"hints and duels", func(t *testing.T, b *scenarioBed) {
 			set(b, settings.Hints, "off")
 			set(b, settings.Duels, "off")
-			r, _ := b.command(bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+			r, _ := b.command(bob, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
 			b.wantReply(r, bot.KeyDuelsOff)
-			r, _ = b.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
+			r, _ = b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"})
 			b.tracked(r.Message)
-			r, _ = b.command(alice, bot.SubHint)
+			r, _ = b.command(alice, command.SubHint)
 			b.wantReply(r, bot.KeyHintsOff)
 			// The settings message switches them back on, for its owner only.
-			r, _ = b.admin(alice, moderatorPerms, bot.SubSettings)
+			r, _ = b.admin(alice, moderatorPerms, command.SubSettings)
 			if !r.Message.Ephemeral || len(r.Message.Embeds) != 1 || !strings.Contains(settingField(r.Message, "hints"), "off") {
 				t.Fatalf("settings message %+v", r.Message.Embeds)
 			}
@@ -204,7 +205,7 @@ func TestE2ESettings(t *testing.T) {
 			if c.Type != int(discordgo.InteractionResponseUpdateMessage) || !strings.Contains(settingField(c.Message, "hints"), "✅") {
 				t.Fatalf("switching hints on answered type %d %+v", c.Type, c.Message.Embeds)
 			}
-			r, _ = b.command(alice, bot.SubHint)
+			r, _ = b.command(alice, command.SubHint)
 			if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) {
 				t.Fatalf("hint after switching hints on answered type %d %q", r.Type, r.Message.Content)
 			}
@@ -250,7 +251,7 @@ func TestE2ESettings(t *testing.T) {
 			if st, _ := b.store.GuildSettings(b.ctx, e2eGuild); st["language"] != "th" {
 				t.Fatalf("stored settings %v", st)
 			}
-			b.wantBoardIn(b.commandAs(actor("600"), bot.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"}), discordgo.Thai)
+			b.wantBoardIn(b.commandAs(actor("600"), command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"}, fakediscord.Option{Name: "first", Value: "me"}), discordgo.Thai)
 		}},
 		{"admin roles and log", func(t *testing.T, b *scenarioBed) {
 			// (Who holds a moderator role is checked by TestModerator: the
@@ -258,14 +259,14 @@ func TestE2ESettings(t *testing.T) {
 			// with Manage Server unless the server allows the role in its
 			// integration settings, which the fake does not model.)
 			set(b, settings.AdminRoles, "<@&777>")
-			r, _ := b.admin(alice, moderatorPerms, bot.SubLog)
+			r, _ := b.admin(alice, moderatorPerms, command.SubLog)
 			if !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "**set** `admin-roles=777`") {
 				t.Fatalf("/ttt-admin log:\n%s", r.Message.Content)
 			}
 			// A moderator action is logged too.
 			startChallenge(b.e2e)
-			b.admin(alice, moderatorPerms, bot.SubEndGame)
-			r, _ = b.admin(alice, moderatorPerms, bot.SubLog)
+			b.admin(alice, moderatorPerms, command.SubEndGame)
+			r, _ = b.admin(alice, moderatorPerms, command.SubLog)
 			lines := strings.Split(r.Message.Content, "\n")
 			if len(lines) != 3 || !strings.Contains(lines[1], "**end-game**") || !strings.Contains(lines[2], "**set**") {
 				t.Fatalf("audit log, newest first:\n%s", r.Message.Content)
@@ -312,13 +313,13 @@ func TestE2ESettingsSecondReplica(t *testing.T) {
 	}
 	// The second process answers, and caches the server's settings.
 	e.srv.SetInteractionsURL(procs[1].url)
-	r, _ := e.command(bob, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+	r, _ := e.command(bob, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
 	if r.Message.Ephemeral {
 		t.Fatalf("a duel before the change: %q", r.Message.Content)
 	}
 	// The first process changes them.
 	e.srv.SetInteractionsURL(procs[0].url)
-	r, _ = e.admin(alice, moderatorPerms, bot.SubSet, fakediscord.Option{Name: "setting", Value: settings.Duels}, fakediscord.Option{Name: "value", Value: "off"})
+	r, _ = e.admin(alice, moderatorPerms, command.SubSet, fakediscord.Option{Name: "setting", Value: settings.Duels}, fakediscord.Option{Name: "value", Value: "off"})
 	if !strings.Contains(r.Message.Content, "AI duels") {
 		t.Fatalf("set answered %q", r.Message.Content)
 	}
@@ -326,7 +327,7 @@ func TestE2ESettingsSecondReplica(t *testing.T) {
 	e.srv.SetInteractionsURL(procs[1].url)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		r, _ = e.command(carol, bot.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
+		r, _ = e.command(carol, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"})
 		if r.Message.Ephemeral && r.Message.Content == e.cat.Text(i18n.DefaultLocale, bot.KeyDuelsOff) {
 			break
 		}

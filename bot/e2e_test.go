@@ -15,6 +15,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -154,7 +155,7 @@ func actor(user string) fakediscord.Actor {
 // command runs /ttt <sub> with options and returns the first response.
 func (e *e2e) command(user, sub string, opts ...fakediscord.Option) (fakediscord.Response, *fakediscord.Delivery) {
 	e.t.Helper()
-	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(user), Name: bot.CommandName,
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(user), Name: command.Name,
 		Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 	if err != nil {
 		e.t.Fatalf("/ttt %s: %v", sub, err)
@@ -291,7 +292,7 @@ func TestE2EVsPerfect(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(1, 2))})
 
-	r, _ := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
+	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "perfect"},
 		fakediscord.Option{Name: "first", Value: "me"})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		t.Fatalf("/ttt vs-ai answered type %d ephemeral %v, want a public board (4)", r.Type, r.Message.Ephemeral)
@@ -425,7 +426,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(3, 4)), MoveTimeout: 100 * time.Millisecond})
 
 	// time-ms 300 > MoveTimeout: the AI thinks after the first response.
-	r, d := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+	r, d := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 		fakediscord.Option{Name: "first", Value: "ai"}, fakediscord.Option{Name: "time-ms", Value: 300})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) {
 		t.Fatalf("/ttt vs-ai answered type %d, want 4", r.Type)
@@ -444,7 +445,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 		t.Fatalf("game %+v, want alice as O after the AI's first move", s)
 	}
 	// One game per player and channel.
-	r, _ = e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"})
+	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"})
 	e.wantReply(r, bot.KeyBusy)
 
 	var pick string
@@ -476,12 +477,12 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 		t.Fatalf("after resigning: %s %s %s, want finished, resigned, X (the AI) wins", s.Status, s.End, s.Result)
 	}
 
-	r, _ = e.command(alice, bot.SubResign)
+	r, _ = e.command(alice, command.SubResign)
 	e.wantReply(r, bot.KeyNoGame)
 
-	r, _ = e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
+	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	game2 := e.game(r.Message)
-	r, _ = e.command(alice, bot.SubResign)
+	r, _ = e.command(alice, command.SubResign)
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		t.Fatalf("/ttt resign answered type %d ephemeral %v, want the final board", r.Type, r.Message.Ephemeral)
 	}
@@ -495,22 +496,22 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 
 	dh, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{
 		Actor: fakediscord.Actor{Guild: e2eGuild, Channel: e2eChannel, User: fakediscord.User{ID: alice}, Locale: "pt-BR"},
-		Name:  bot.CommandName, Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+		Name:  command.Name, Options: []fakediscord.Option{{Name: command.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r = e.wait(dh); !r.Message.Ephemeral || r.Message.Content != e.cat.Text("pt-BR", "help.text") {
 		t.Fatalf("/ttt help in pt-BR = %q", r.Message.Content)
 	}
-	r, _ = e.command(bob, bot.SubStats, fakediscord.Option{Name: "user", Type: discordgo.ApplicationCommandOptionUser, Value: alice})
+	r, _ = e.command(bob, command.SubStats, fakediscord.Option{Name: "user", Type: discordgo.ApplicationCommandOptionUser, Value: alice})
 	if want := e.cat.Plural(i18n.DefaultLocale, "stats.games", 2, "wins", "0", "losses", "2", "draws", "0"); !strings.Contains(r.Message.Content, want) {
 		t.Fatalf("/ttt stats user:alice = %q, want a line %q", r.Message.Content, want)
 	}
-	r, _ = e.command(bob, bot.SubStats)
+	r, _ = e.command(bob, command.SubStats)
 	if want := e.cat.Text(i18n.DefaultLocale, "stats.none", "player", "<@"+bob+">"); r.Message.Content != want {
 		t.Fatalf("/ttt stats for bob = %q, want %q", r.Message.Content, want)
 	}
-	r, _ = e.command(bob, bot.SubLeaderboard, fakediscord.Option{Name: "scope", Value: "global"})
+	r, _ = e.command(bob, command.SubLeaderboard, fakediscord.Option{Name: "scope", Value: "global"})
 	if want := e.cat.Text(i18n.DefaultLocale, "leaderboard.empty"); !strings.Contains(r.Message.Content, want) {
 		t.Fatalf("/ttt leaderboard = %q, want it empty (no games between people)", r.Message.Content)
 	}
@@ -529,7 +530,7 @@ func TestE2EChallenge(t *testing.T) {
 		return fakediscord.Option{Name: "opponent", Type: discordgo.ApplicationCommandOptionUser, Value: u}
 	}
 
-	r, _ := e.command(alice, bot.SubChallenge, opponent(bob), fakediscord.Option{Name: "first", Value: "me"})
+	r, _ := e.command(alice, command.SubChallenge, opponent(bob), fakediscord.Option{Name: "first", Value: "me"})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		t.Fatalf("/ttt challenge answered type %d ephemeral %v, want a public challenge", r.Type, r.Message.Ephemeral)
 	}
@@ -584,13 +585,13 @@ func TestE2EChallenge(t *testing.T) {
 	if err != nil || a.Wins != 1 || a.Rated != 1 || a.Rating <= persistence.RatingStart {
 		t.Fatalf("alice's stats %+v %v, want a rated win", a, err)
 	}
-	r, _ = e.command(carol, bot.SubLeaderboard)
+	r, _ = e.command(carol, command.SubLeaderboard)
 	if lines := strings.Split(r.Message.Content, "\n"); len(lines) != 3 || !strings.Contains(lines[1], "<@"+alice+">") {
 		t.Fatalf("leaderboard %q, want alice first of two", r.Message.Content)
 	}
 
 	// An open challenge: not joinable by its author, withdrawn.
-	r, _ = e.command(alice, bot.SubChallenge)
+	r, _ = e.command(alice, command.SubChallenge)
 	msg = r.Message.ID
 	_, join := e.button(r.Message, customid.ActionJoin)
 	_, cancel = e.button(r.Message, customid.ActionCancel)
@@ -603,13 +604,13 @@ func TestE2EChallenge(t *testing.T) {
 	}
 
 	// Joined by carol, then declined by bob in another challenge.
-	r, _ = e.command(alice, bot.SubChallenge)
+	r, _ = e.command(alice, command.SubChallenge)
 	_, join = e.button(r.Message, customid.ActionJoin)
 	r, _ = e.click(carol, r.Message.ID, join.CustomID)
 	if s := e.game(r.Message); s.Status != persistence.StatusActive || s.SideOf(carol) == game.Empty {
 		t.Fatalf("joined game %+v, want carol seated and the game on", s)
 	}
-	r, _ = e.command(bob, bot.SubChallenge, opponent(carol))
+	r, _ = e.command(bob, command.SubChallenge, opponent(carol))
 	_, decline := e.button(r.Message, customid.ActionDecline)
 	r, _ = e.click(carol, r.Message.ID, decline.CustomID)
 	if want := e.cat.Text(i18n.DefaultLocale, "challenge.declined", "opponent", "<@"+carol+">"); r.Message.Content != want {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -27,8 +28,8 @@ func (e *e2e) tournamentCmd(user string, perms int64, sub string, opts ...fakedi
 	e.t.Helper()
 	a := actor(user)
 	a.Permissions = perms
-	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubTournament, Type: discordgo.ApplicationCommandOptionSubCommandGroup,
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: command.Name,
+		Options: []fakediscord.Option{{Name: command.SubTournament, Type: discordgo.ApplicationCommandOptionSubCommandGroup,
 			Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}}}})
 	if err != nil {
 		e.t.Fatalf("/ttt tournament %s: %v", sub, err)
@@ -218,25 +219,25 @@ func TestE2ETournament(t *testing.T) {
 	const mod = alice
 
 	// Bad input first: nothing to start, a non-moderator creating.
-	e.wantUserText(e.tournamentCmd(users[0], 0, bot.TournamentStart), "reply.tournament_none")
-	e.wantUserText(e.tournamentCmd(users[0], 0, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Cup"},
+	e.wantUserText(e.tournamentCmd(users[0], 0, command.TournamentStart), "reply.tournament_none")
+	e.wantUserText(e.tournamentCmd(users[0], 0, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Cup"},
 		fakediscord.Option{Name: "format", Value: "swiss"}), "reply.tournament_not_allowed")
 
-	r := e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Cup"},
+	r := e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Cup"},
 		fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "rounds", Value: 4})
 	if !r.Message.Ephemeral {
 		t.Fatalf("create answered %q publicly", r.Message.Content)
 	}
-	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "cup"},
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "cup"},
 		fakediscord.Option{Name: "format", Value: "round-robin"}), "reply.tournament_name_taken", "name", "cup")
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Solo"},
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Solo"},
 		fakediscord.Option{Name: "format", Value: "single-elimination"})
-	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart), "reply.tournament_which", "names", "**Cup**, **Solo**")
-	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Nope"}),
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, command.TournamentStart), "reply.tournament_which", "names", "**Cup**, **Solo**")
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, command.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Nope"}),
 		"reply.tournament_unknown", "name", "Nope", "names", "**Cup**, **Solo**")
-	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Solo"}),
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, command.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Solo"}),
 		"reply.tournament_too_few", "name", "Solo", "count", "0")
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCancel, fakediscord.Option{Name: "tournament", Value: "Solo"})
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCancel, fakediscord.Option{Name: "tournament", Value: "Solo"})
 
 	// Sign-up: eight people by the Join button, and a computer player.
 	m := e.signup("Cup")
@@ -249,14 +250,14 @@ func TestE2ETournament(t *testing.T) {
 	}
 	r, _ = e.click(users[0], m.ID, join.CustomID)
 	e.wantUserText(r, "reply.tournament_already_in", "name", "Cup")
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, fakediscord.Option{Name: "level", Value: "random"})
-	e.wantUserText(e.tournamentCmd(users[1], 0, bot.TournamentStart), "reply.tournament_not_allowed")
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, fakediscord.Option{Name: "level", Value: "random"})
+	e.wantUserText(e.tournamentCmd(users[1], 0, command.TournamentStart), "reply.tournament_not_allowed")
 
-	r = e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
+	r = e.tournamentCmd(mod, moderatorPerms, command.TournamentStart)
 	if r.Message.Ephemeral || !strings.Contains(r.Message.Content, "round 1 of 4") {
 		t.Fatalf("start answered %q", r.Message.Content)
 	}
-	e.wantUserText(e.tournamentCmd(users[2], 0, bot.TournamentLeave), "reply.tournament_started", "name", "Cup")
+	e.wantUserText(e.tournamentCmd(users[2], 0, command.TournamentLeave), "reply.tournament_started", "name", "Cup")
 	if m, _ := e.srv.Message(m.ID); len(m.Buttons()) != 0 {
 		t.Fatalf("the sign-up still has buttons after the start: %+v", m.Buttons())
 	}
@@ -304,16 +305,16 @@ func TestE2ETournament(t *testing.T) {
 
 	// A 6-player elimination: five people and a computer player; the top
 	// two seeds have byes; matches are played as their players are known.
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Knockout"},
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Knockout"},
 		fakediscord.Option{Name: "format", Value: "single-elimination"})
 	m = e.signup("Knockout")
 	_, join = e.button(&m, customid.ActionTournament)
 	for _, u := range users[:5] {
 		e.click(u, m.ID, join.CustomID)
 	}
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentAddAI, fakediscord.Option{Name: "level", Value: "easy"},
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, fakediscord.Option{Name: "level", Value: "easy"},
 		fakediscord.Option{Name: "tournament", Value: "Knockout"})
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Knockout"})
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Knockout"})
 	for played := 0; ; {
 		tn := e.tournamentOf("Knockout", "with a game to play, or over", func(t *persistence.Tournament) bool {
 			if t.Status == persistence.TournamentFinished {
@@ -400,7 +401,7 @@ func (e *e2e) exactlyOnce(tn *persistence.Tournament) {
 			e.t.Errorf("%q announced %d times", round, n)
 		}
 	}
-	if tn.Format != bot.FormatElimination && len(rounds) != tn.Rounds {
+	if tn.Format != command.FormatElimination && len(rounds) != tn.Rounds {
 		e.t.Errorf("%d rounds announced, want %d", len(rounds), tn.Rounds)
 	}
 	if finals != 1 {
@@ -460,7 +461,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 	users := []string{"2001", "2002", "2003"}
 	create := func(name, start string) fakediscord.Message {
 		t.Helper()
-		e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: name},
+		e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: name},
 			fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "start", Value: start})
 		m := e.signup(name)
 		if want := e.cat.Text(i18n.DefaultLocale, "tournament.signup_open", "start", "<t:"+itoa(clk.Now().Add(30*time.Minute).Unix())+":R>"); !strings.Contains(m.Content, want) {
@@ -536,7 +537,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	e := newE2EStore(t, bot.Options{Now: clk.Now, RateBurst: -1, ChallengeCooldown: -1}, persistence.Options{Now: clk.Now})
 	e.sweeper(5 * time.Millisecond)
 	const mod, busy, other, friend = alice, "3001", "3002", "3003"
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Busy"},
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Busy"},
 		fakediscord.Option{Name: "format", Value: "round-robin"})
 	m := e.signup("Busy")
 	_, join := e.button(&m, customid.ActionTournament)
@@ -545,7 +546,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 
 	// friendly starts a game between user and friend in the channel.
 	friendly := func(user, friend string) fakediscord.Response {
-		r, _ := e.command(user, bot.SubChallenge, opponentOpt(friend))
+		r, _ := e.command(user, command.SubChallenge, opponentOpt(friend))
 		_, accept := e.button(r.Message, customid.ActionAccept)
 		e.trackedChallenge(r.Message, customid.ActionAccept)
 		board, _ := e.click(friend, r.Message.ID, accept.CustomID)
@@ -555,7 +556,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	// busy is playing a friendly game in the channel.
 	board := friendly(busy, friend)
 
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart)
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentStart)
 	tn := e.tournamentOf("Busy", "started with its game reserved", func(t *persistence.Tournament) bool {
 		return t.Round == 1 && len(t.Games) == 1 && t.Games[0].Game != ""
 	})
@@ -582,7 +583,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	// The other player was busy too, first, but stopped: their clock
 	// stopped with it.
 	const stuck, waiting, pal, pal2 = "3004", "3005", "3006", "3007"
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, fakediscord.Option{Name: "name", Value: "Stuck"},
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Stuck"},
 		fakediscord.Option{Name: "format", Value: "round-robin"}, fakediscord.Option{Name: "turn-time", Value: "2m"})
 	m = e.signup("Stuck")
 	_, join = e.button(&m, customid.ActionTournament)
@@ -590,7 +591,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 	e.click(stuck, m.ID, join.CustomID)
 	friendly(stuck, pal)
 	board = friendly(waiting, pal2)
-	e.tournamentCmd(mod, moderatorPerms, bot.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Stuck"})
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentStart, fakediscord.Option{Name: "tournament", Value: "Stuck"})
 	e.tournamentOf("Stuck", "waiting for two busy players", func(t *persistence.Tournament) bool {
 		return len(t.Games) == 1 && !t.Games[0].BusyX.IsZero() && !t.Games[0].BusyO.IsZero()
 	})
@@ -651,7 +652,7 @@ func TestE2ETournamentCreateAnswer(t *testing.T) {
 		if tc.start != "" {
 			opts = append(opts, fakediscord.Option{Name: "start", Value: tc.start})
 		}
-		r := e.tournamentCmd(mod, moderatorPerms, bot.TournamentCreate, opts...)
+		r := e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, opts...)
 		m := e.signup(tc.name)
 		link := "https://discord.com/channels/" + e2eGuild + "/" + e2eChannel + "/" + m.ID
 		got := r.Message.Content

@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -29,18 +30,18 @@ const (
 // resigning, the help, stats and leaderboards, and the buttons of a
 // board and of a challenge (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubChallenge), func(in commandInput) (Request, error) {
-		return parseChallenge(in.o, in.resolved, in.pc)
-	}, (*Bot).challenge)
-	routeCommand(commandPath(CommandName, SubVsAI), func(in commandInput) (Request, error) { return parseVsAI(in.o, in.pc) }, (*Bot).vsAI)
-	routeCommand(commandPath(CommandName, SubResign), noOptions(ResignRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ ResignRequest) error { return b.resignCommand(ctx, c) })
-	routeCommand(commandPath(CommandName, SubHelp), noOptions(HelpRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ HelpRequest) error {
+	routeCommand(command.Path(command.Name, command.SubChallenge), (*Bot).challenge)
+	routeCommand(command.Path(command.Name, command.SubVsAI), (*Bot).vsAI)
+	routeCommand(command.Path(command.Name, command.SubResign),
+		func(b *Bot, ctx context.Context, c *call, _ command.ResignRequest) error {
+			return b.resignCommand(ctx, c)
+		})
+	routeCommand(command.Path(command.Name, command.SubHelp),
+		func(b *Bot, ctx context.Context, c *call, _ command.HelpRequest) error {
 			return b.respond(ctx, c, respMessage, b.render.Help(c.loc))
 		})
-	routeCommand(commandPath(CommandName, SubStats), parseStats, (*Bot).stats)
-	routeCommand(commandPath(CommandName, SubLeaderboard), parseLeaderboard, (*Bot).leaderboard)
+	routeCommand(command.Path(command.Name, command.SubStats), (*Bot).stats)
+	routeCommand(command.Path(command.Name, command.SubLeaderboard), (*Bot).leaderboard)
 	routeComponent(false, (*Bot).clickMove, customid.ActionMove)
 	routeComponent(false, (*Bot).clickResign, customid.ActionResign)
 	routeComponent(false, (*Bot).answerChallenge, customid.ActionAccept, customid.ActionJoin, customid.ActionDecline, customid.ActionCancel)
@@ -49,12 +50,12 @@ func init() {
 
 // vsAI starts a game against an AI: the user and the AI take their seats,
 // the AI moves if it is first, and the board is shown.
-func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
+func (b *Bot) vsAI(ctx context.Context, c *call, r command.VsAIRequest) error {
 	start := game.NewPosition(r.Rules)
 	if r.Start != "" {
 		var err error
 		if start, err = game.ParsePosition(r.Rules, r.Start); err != nil {
-			return positionErr(r.Rules, err)
+			return command.PositionError(r.Rules, err)
 		}
 	}
 	if err := b.checkNetwork(c.loc, r.AI.Level, r.Rules); err != nil {
@@ -71,7 +72,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r VsAIRequest) error {
 	if !r.SeedSet {
 		comp.Seed = b.seed()
 	}
-	userFirst := r.First == FirstMe || r.First == FirstRandom && b.coin()
+	userFirst := r.First == command.FirstMe || r.First == command.FirstRandom && b.coin()
 	userSide := start.ToMove()
 	if !userFirst {
 		userSide = userSide.Other()
@@ -191,7 +192,7 @@ func (b *Bot) activeGame(ctx context.Context, c *call) (persistence.GameID, erro
 
 // stats shows a user's results in this server (globally in a direct
 // message).
-func (b *Bot) stats(ctx context.Context, c *call, r StatsRequest) error {
+func (b *Bot) stats(ctx context.Context, c *call, r command.StatsRequest) error {
 	st, err := b.store.Stats(ctx, c.i.GuildID, r.User)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return b.respond(ctx, c, respMessage, b.render.NoStats(c.pub, r.User))
@@ -204,16 +205,16 @@ func (b *Bot) stats(ctx context.Context, c *call, r StatsRequest) error {
 
 // leaderboard shows the top places of this server's or the global
 // ratings.
-func (b *Bot) leaderboard(ctx context.Context, c *call, r LeaderboardRequest) error {
+func (b *Bot) leaderboard(ctx context.Context, c *call, r command.LeaderboardRequest) error {
 	guild := c.i.GuildID
-	if r.Kind == BoardPuzzles {
+	if r.Kind == command.BoardPuzzles {
 		places, err := b.store.PuzzleLeaderboard(ctx, guild, MaxLeaderboardLines)
 		if err != nil {
 			return err
 		}
 		return b.respond(ctx, c, respMessage, b.render.PuzzleLeaderboard(c.pub, places))
 	}
-	if r.Scope == ScopeGlobal {
+	if r.Scope == command.ScopeGlobal {
 		guild = ""
 	}
 	places, err := b.store.Leaderboard(ctx, guild, 0, MaxLeaderboardLines)

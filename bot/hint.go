@@ -7,6 +7,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -28,8 +29,8 @@ const hintTimeout = 2 * time.Second
 
 // The route of /ttt hint (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubHint), noOptions(HintRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ HintRequest) error { return b.hint(ctx, c) })
+	routeCommand(command.Path(command.Name, command.SubHint),
+		func(b *Bot, ctx context.Context, c *call, _ command.HintRequest) error { return b.hint(ctx, c) })
 }
 
 // hint shows the user, privately, the best moves in their game against

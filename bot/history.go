@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -19,8 +20,6 @@ import (
 
 // Keys of the replies of history, replays and reviews.
 const (
-	// KeyBadGameID refuses a game option that is not a game ID.
-	KeyBadGameID = "reply.bad_game_id"
 	// KeyUnknownGame refuses a game ID that names no finished game we
 	// keep: never played, or expired.
 	KeyUnknownGame = "reply.unknown_game"
@@ -47,11 +46,15 @@ const reviewTimeout = 20 * time.Second
 // The routes of the history, replays and reviews, and of their buttons,
 // which work on any message that shows them (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubHistory), func(in commandInput) (Request, error) { return parseHistory(in.o, in.pc) }, (*Bot).history)
-	routeCommand(commandPath(CommandName, SubReplay), parseGameOption(func(g persistence.GameID) Request { return ReplayRequest{Game: g} }),
-		func(b *Bot, ctx context.Context, c *call, r ReplayRequest) error { return b.replay(ctx, c, r.Game) })
-	routeCommand(commandPath(CommandName, SubReview), parseGameOption(func(g persistence.GameID) Request { return ReviewRequest{Game: g} }),
-		func(b *Bot, ctx context.Context, c *call, r ReviewRequest) error { return b.reviewGame(ctx, c, r.Game) })
+	routeCommand(command.Path(command.Name, command.SubHistory), (*Bot).history)
+	routeCommand(command.Path(command.Name, command.SubReplay),
+		func(b *Bot, ctx context.Context, c *call, r command.ReplayRequest) error {
+			return b.replay(ctx, c, r.Game)
+		})
+	routeCommand(command.Path(command.Name, command.SubReview),
+		func(b *Bot, ctx context.Context, c *call, r command.ReviewRequest) error {
+			return b.reviewGame(ctx, c, r.Game)
+		})
 	routeComponent(true, (*Bot).clickHistory, customid.ActionHistory)
 	routeComponent(true, (*Bot).clickStep, customid.ActionFirst, customid.ActionBack, customid.ActionNext, customid.ActionLast)
 	routeComponent(true, func(b *Bot, ctx context.Context, c *call, id customid.ID) error { return b.replay(ctx, c, id.Game) }, customid.ActionReplay)
@@ -59,7 +62,7 @@ func init() {
 }
 
 // history shows a page of a user's games in this server.
-func (b *Bot) history(ctx context.Context, c *call, r HistoryRequest) error {
+func (b *Bot) history(ctx context.Context, c *call, r command.HistoryRequest) error {
 	if c.i.GuildID == "" && r.User != c.user {
 		return userErr(KeyHistoryDM)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
@@ -132,7 +133,7 @@ func (e *e2e) startHTTPProc(k int, opts bot.Options, eo httpmode.EndpointOptions
 func playVsAI(e *e2e, level string, before func(), extra ...fakediscord.Option) *persistence.Session {
 	e.t.Helper()
 	before()
-	r, _ := e.command(alice, bot.SubVsAI, append([]fakediscord.Option{{Name: "level", Value: level},
+	r, _ := e.command(alice, command.SubVsAI, append([]fakediscord.Option{{Name: "level", Value: level},
 		{Name: "first", Value: "me"}}, extra...)...)
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || r.Message.Ephemeral {
 		e.t.Fatalf("/ttt vs-ai answered type %d ephemeral %v, want a public board", r.Type, r.Message.Ephemeral)
@@ -251,8 +252,8 @@ func TestHTTPTwoProcesses(t *testing.T) {
 func TestHTTPDeferred(t *testing.T) {
 	t.Parallel()
 	e, procs := newHTTPE2E(t, 1, bot.Options{}, httpmode.EndpointOptions{AnswerWithin: time.Nanosecond})
-	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: command.Name,
+		Options: []fakediscord.Option{{Name: command.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +381,7 @@ func TestEndpointStaleClock(t *testing.T) {
 func TestHTTPShutdownDrains(t *testing.T) {
 	t.Parallel()
 	e, procs := newHTTPE2E(t, 1, bot.Options{Rand: mrand.New(mrand.NewPCG(3, 4)), MoveTimeout: 50 * time.Millisecond}, httpmode.EndpointOptions{})
-	r, d := e.command(alice, bot.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
+	r, d := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},
 		fakediscord.Option{Name: "first", Value: "ai"}, fakediscord.Option{Name: "time-ms", Value: 300})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) {
 		t.Fatalf("first response type %d", r.Type)
@@ -392,8 +393,8 @@ func TestHTTPShutdownDrains(t *testing.T) {
 	if last := rs[len(rs)-1]; last.Kind != fakediscord.KindEditOriginal {
 		t.Fatalf("after Shutdown the last response is %s, want the edit with the AI's move", last.Kind)
 	}
-	d2, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	d2, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: command.Name,
+		Options: []fakediscord.Option{{Name: command.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,8 +460,8 @@ func TestHTTPDeferredClick(t *testing.T) {
 			}
 		}
 	}
-	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: actor(alice), Name: command.Name,
+		Options: []fakediscord.Option{{Name: command.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []fakediscord.Option{{Name: "level", Value: "random"}, {Name: "first", Value: "me"}}}}})
 	if err != nil {
 		t.Fatal(err)

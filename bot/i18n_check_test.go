@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
 )
@@ -125,7 +126,7 @@ func checkNames(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 			continue
 		}
 		name := c.Text(loc, key)
-		if !commandNameRE.MatchString(name) || strings.ToLower(name) != name {
+		if !command.ValidName(name) {
 			t.Errorf("%q is %q: a name is 1-32 lower-case letters, digits, - or _", key, name)
 		}
 		if other, ok := seen[kind+"|"+name]; ok {
@@ -148,7 +149,7 @@ func worst(c *i18n.Catalog, loc discordgo.Locale) map[string]string {
 		return best
 	}
 	var levels []string
-	for _, l := range Levels() {
+	for _, l := range command.Levels() {
 		levels = append(levels, c.Text(loc, "level."+string(l)))
 	}
 	var boards []string
@@ -186,11 +187,11 @@ func slicesOf(locs []discordgo.Locale) []string {
 func keyLimit(key string) int {
 	switch kind, rest, _ := strings.Cut(key, "."); {
 	case (kind == "cmd" || kind == "opt") && strings.HasSuffix(rest, ".name"):
-		return MaxCommandNameLen
+		return command.MaxCommandNameLen
 	case (kind == "cmd" || kind == "opt") && strings.HasSuffix(rest, ".desc"):
-		return MaxCommandDescLen
+		return command.MaxCommandDescLen
 	case kind == "choice" || kind == "level" || kind == "setting":
-		return MaxChoiceNameLen
+		return command.MaxChoiceNameLen
 	case kind == "button":
 		return MaxButtonLabelLen
 	case strings.HasPrefix(key, "retrain.field.") || key == "retrain.title" || key == "review.title" ||

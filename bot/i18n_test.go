@@ -59,7 +59,7 @@ func TestKeysInCodeExist(t *testing.T) {
 
 func TestCatalogError(t *testing.T) {
 	c := testCatalog(t)
-	optErrPT := optErr(optRows)
+	optErrPT := &UserError{Key: "error.bad_option", Option: "rows"}
 	tests := []struct {
 		name string
 		loc  discordgo.Locale

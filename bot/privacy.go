@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -21,10 +22,10 @@ const (
 // The routes of /ttt privacy and /ttt forget-me, and of forget-me's
 // confirmation (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubPrivacy), noOptions(PrivacyRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ PrivacyRequest) error { return b.privacy(ctx, c) })
-	routeCommand(commandPath(CommandName, SubForgetMe), noOptions(ForgetMeRequest{}),
-		func(b *Bot, ctx context.Context, c *call, _ ForgetMeRequest) error { return b.forgetMe(ctx, c) })
+	routeCommand(command.Path(command.Name, command.SubPrivacy),
+		func(b *Bot, ctx context.Context, c *call, _ command.PrivacyRequest) error { return b.privacy(ctx, c) })
+	routeCommand(command.Path(command.Name, command.SubForgetMe),
+		func(b *Bot, ctx context.Context, c *call, _ command.ForgetMeRequest) error { return b.forgetMe(ctx, c) })
 	routeComponent(true, (*Bot).clickForgetMe, customid.ActionForgetMe)
 }
 

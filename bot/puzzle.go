@@ -8,6 +8,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -38,13 +39,13 @@ const dayFormat = "2006-01-02"
 
 // The route of /ttt puzzle (see routes.go).
 func init() {
-	routeCommand(commandPath(CommandName, SubPuzzle), parsePuzzle, (*Bot).puzzle)
+	routeCommand(command.Path(command.Name, command.SubPuzzle), (*Bot).puzzle)
 }
 
 // puzzle starts the day's puzzle on a board: the same position for
 // everyone in the server (drawn once per day and board, from the corpus
 // first, then self-play, and kept in Redis), played out against perfect.
-func (b *Bot) puzzle(ctx context.Context, c *call, r PuzzleRequest) error {
+func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) error {
 	if _, err := b.levels.New(puzzleLevel, ai.Options{}); err != nil {
 		return &UserError{Key: KeyUnavailable, Err: err}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
@@ -96,7 +97,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 		return nil, fmt.Errorf("bot: render board: %w", err)
 	}
 	rules := pos.Rules()
-	if !FitsButtons(rules) {
+	if !command.FitsButtons(rules) {
 		return nil, fmt.Errorf("bot: render board: %s does not fit in buttons", rules)
 	}
 	live := s.Status.Live() && !pos.Over()
@@ -131,7 +132,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 		last = s.Moves[len(s.Moves)-1]
 	}
 	win := pos.Outcome().Cells
-	rows := make([]discordgo.MessageComponent, 0, MaxActionRows)
+	rows := make([]discordgo.MessageComponent, 0, command.MaxActionRows)
 	for row := range rules.Rows() {
 		buttons := make([]discordgo.MessageComponent, 0, rules.Cols())
 		for col := range rules.Cols() {
@@ -157,7 +158,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 		}
 		rows = append(rows, discordgo.ActionsRow{Components: buttons})
 	}
-	if len(rows) < MaxActionRows {
+	if len(rows) < command.MaxActionRows {
 		humans := s.Players[0].User != "" || s.Players[1].User != ""
 		switch {
 		case live && humans:

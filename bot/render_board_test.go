@@ -12,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
@@ -114,8 +115,8 @@ func TestRenderBoardLabelsAreNotation(t *testing.T) {
 func TestRenderBoardReadable(t *testing.T) {
 	r, signer := testRenderer(t), testSigner(t)
 	var all []game.Rules
-	for rows := 3; rows <= MaxActionRows; rows++ {
-		for cols := 3; cols <= MaxRowButtons; cols++ {
+	for rows := 3; rows <= command.MaxActionRows; rows++ {
+		for cols := 3; cols <= command.MaxRowButtons; cols++ {
 			rules, err := game.NewRules(rows, cols, 3)
 			if err != nil {
 				t.Fatal(err)

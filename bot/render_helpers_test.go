@@ -1,8 +1,6 @@
 package bot
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -67,16 +65,7 @@ func cells(t testing.TB, rules string, names ...string) []game.Cell {
 // indented for reading; indenting changes only whitespace.
 func wireJSON(t testing.TB, v any) []byte {
 	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		t.Fatalf("indent: %v", err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes()
+	return golden.JSON(t, v)
 }
 
 // goldenFile compares got with testdata/name, rewriting it under -update.

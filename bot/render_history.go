@@ -156,7 +156,7 @@ func sessionOf(g *persistence.ArchivedGame) *persistence.Session {
 // Replay renders a finished game at ply (0 is the start): the players and
 // result, the move just played with its verdict when the game has been
 // reviewed (notes), the board as text, the game's line up to here for
-// playing on from it, and First / Back / Next / Last buttons that only
+// playing on from it, and command.First / Back / Next / Last buttons that only
 // owner may press, plus Review while the game has no review.
 func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply int, owner string, notes *reviewNotes) (*discordgo.InteractionResponseData, error) {
 	rec, err := recordOf(g)

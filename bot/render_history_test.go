@@ -14,6 +14,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai/review"
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
@@ -330,7 +331,7 @@ func TestRenderFinishedBoardLinks(t *testing.T) {
 		hasButtons := strings.Contains(" "+actionsString(actions)+" ", " replay review ")
 		hasLinks := strings.Contains(d.Content, "/ttt review game:"+string(s.ID))
 		switch {
-		case keep && len(d.Components) < MaxActionRows+1 && !hasButtons && !hasLinks:
+		case keep && len(d.Components) < command.MaxActionRows+1 && !hasButtons && !hasLinks:
 			t.Errorf("%s: a finished game without Replay and Review (buttons %v)", tc.name, actions)
 		case !keep && (hasButtons || hasLinks):
 			t.Errorf("%s: Replay or Review on a game that is not archived", tc.name)

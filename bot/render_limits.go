@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 )
 
@@ -29,10 +30,6 @@ const (
 	MaxEmbedTotalLen     = 6000
 )
 
-// ErrLimit reports a message or command definition that Discord would
-// refuse.
-var ErrLimit = errors.New("bot: over a Discord limit")
-
 // CheckMessage reports every way d breaks Discord's limits: content over
 // 2000 characters, more than 5 action rows or 5 buttons in a row, a
 // component outside an action row, a select menu sharing its row or with
@@ -41,17 +38,17 @@ var ErrLimit = errors.New("bot: over a Discord limit")
 // ID, and embeds over their limits. It returns nil for a valid message.
 func CheckMessage(d *discordgo.InteractionResponseData) error {
 	if d == nil {
-		return fmt.Errorf("%w: no message", ErrLimit)
+		return fmt.Errorf("%w: no message", command.ErrLimit)
 	}
 	var errs []error
 	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrLimit}, a...)...))
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{command.ErrLimit}, a...)...))
 	}
 	if n := utf8.RuneCountInString(d.Content); n > MaxContentLen {
 		bad("content is %d characters, limit %d", n, MaxContentLen)
 	}
-	if len(d.Components) > MaxActionRows {
-		bad("%d action rows, limit %d", len(d.Components), MaxActionRows)
+	if len(d.Components) > command.MaxActionRows {
+		bad("%d action rows, limit %d", len(d.Components), command.MaxActionRows)
 	}
 	ids := map[string]bool{}
 	for i, c := range d.Components {
@@ -60,8 +57,8 @@ func CheckMessage(d *discordgo.InteractionResponseData) error {
 			bad("component %d is %T, not an action row", i, c)
 			continue
 		}
-		if len(row.Components) == 0 || len(row.Components) > MaxRowButtons {
-			bad("row %d has %d components, want 1 to %d", i, len(row.Components), MaxRowButtons)
+		if len(row.Components) == 0 || len(row.Components) > command.MaxRowButtons {
+			bad("row %d has %d components, want 1 to %d", i, len(row.Components), command.MaxRowButtons)
 		}
 		for j, c := range row.Components {
 			if sm, ok := asSelect(c); ok {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -58,14 +59,14 @@ func (r *Renderer) Privacy(loc discordgo.Locale, info PrivacyInfo) *discordgo.In
 		r.cat.Text(loc, "privacy.title"),
 		r.cat.Text(loc, "privacy.games", "days", r.cat.Plural(loc, "count.days", info.FinishedDays)),
 		r.cat.Text(loc, "privacy.archive", "days", r.cat.Plural(loc, "count.days", info.HistoryDays), "limit", r.cat.Number(loc, info.HistoryLimit),
-			"history", r.commandText(loc, CommandName, SubHistory)),
+			"history", r.commandText(loc, command.Name, command.SubHistory)),
 		r.cat.Text(loc, "privacy.stats"),
 		corpus,
 		r.cat.Text(loc, "privacy.networks"),
 		r.cat.Text(loc, "privacy.more"),
 		"",
-		r.cat.Text(loc, "privacy.forget", "forget_me", r.commandText(loc, CommandName, SubForgetMe),
-			"forget_server", r.commandText(loc, AdminCommandName, SubForgetGuild)),
+		r.cat.Text(loc, "privacy.forget", "forget_me", r.commandText(loc, command.Name, command.SubForgetMe),
+			"forget_server", r.commandText(loc, command.AdminName, command.SubForgetGuild)),
 	}
 	return ephemeral(strings.Join(lines, "\n"))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
@@ -337,7 +338,7 @@ func TestRenderBoardButtons(t *testing.T) {
 				}
 			}
 			extra := len(d.Components) - rules.Rows()
-			if rules.Rows() == MaxActionRows && extra != 0 {
+			if rules.Rows() == command.MaxActionRows && extra != 0 {
 				t.Errorf("a %d-row board has %d extra rows", rules.Rows(), extra)
 			}
 		})
@@ -407,8 +408,8 @@ func TestCheckMessageCatches(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := CheckMessage(tt.d)
-			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("CheckMessage = %v, want ErrLimit mentioning %q", err, tt.want)
+			if !errors.Is(err, command.ErrLimit) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("CheckMessage = %v, want command.ErrLimit mentioning %q", err, tt.want)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
@@ -49,7 +50,7 @@ func (r *Renderer) tournamentInfo(loc discordgo.Locale, t *persistence.Tournamen
 	rounds := t.Rounds
 	if rounds == 0 {
 		if f, err := engineFormat(t.Format); err == nil {
-			rounds = f.Rounds(max(len(t.Players), MinTournamentPlayers), t.Double)
+			rounds = f.Rounds(max(len(t.Players), command.MinTournamentPlayers), t.Double)
 		}
 	}
 	rated := r.cat.Text(loc, "tournament.unrated")
@@ -198,7 +199,7 @@ func (r *Renderer) tieBreak(loc discordgo.Locale, v float64) string {
 	return r.cat.Decimal(loc, v, 2)
 }
 
-// TournamentStandings renders a Swiss or round-robin tournament's
+// command.TournamentStandings renders a Swiss or round-robin tournament's
 // standings after round: rank, player, points and the two tie-breaks.
 func (r *Renderer) TournamentStandings(loc discordgo.Locale, t *persistence.Tournament, round int, st []tournament.Standing) *discordgo.InteractionResponseData {
 	var lines []string
@@ -259,7 +260,7 @@ func (r *Renderer) TournamentFinal(loc discordgo.Locale, t *persistence.Tourname
 	return d
 }
 
-// TournamentStatus renders /ttt tournament status: the server's
+// command.TournamentStatus renders /ttt tournament status: the server's
 // tournaments, a line each.
 func (r *Renderer) TournamentStatus(loc discordgo.Locale, ts []*persistence.Tournament) *discordgo.InteractionResponseData {
 	if len(ts) == 0 {
@@ -293,7 +294,7 @@ func tournamentPicture(t *persistence.Tournament, st []tournament.Standing) ([]b
 	for i, p := range t.Players {
 		seed[p.ID] = "#" + strconv.Itoa(i+1)
 	}
-	if t.Format != FormatElimination {
+	if t.Format != command.FormatElimination {
 		tb := chart.Table{Title: asciiTitle(t.Name), Header: []string{"#", "PLAYER", "PTS", "W-D-L", "BUCH", "SB"}, Highlight: 3}
 		for _, s := range st {
 			// The picture's font has no ½: points are written 2.5.
@@ -396,7 +397,7 @@ func asciiTitle(name string) string {
 // and the better-seeded losing semi-finalist; the others' top standings.
 func tournamentPodium(t *persistence.Tournament, st []tournament.Standing) ([]string, error) {
 	var out []string
-	if t.Format != FormatElimination {
+	if t.Format != command.FormatElimination {
 		for _, s := range st {
 			if len(out) < 3 {
 				out = append(out, s.Player.ID)

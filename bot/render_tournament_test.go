@@ -13,6 +13,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -35,7 +36,7 @@ func playedTournament(t *testing.T, format string, n int) *persistence.Tournamen
 		t.Fatal(err)
 	}
 	for tn.Status == persistence.TournamentRunning {
-		playRound(t, tn, rng, format != FormatElimination)
+		playRound(t, tn, rng, format != command.FormatElimination)
 		if _, err := advanceTournament(tn, rng); err != nil {
 			t.Fatal(err)
 		}
@@ -50,8 +51,8 @@ func playedTournament(t *testing.T, format string, n int) *persistence.Tournamen
 // Discord's limits in every locale.
 func TestRenderTournamentGolden(t *testing.T) {
 	r := testRenderer(t)
-	swiss := playedTournament(t, FormatSwiss, 9)
-	elim := playedTournament(t, FormatElimination, 6)
+	swiss := playedTournament(t, command.FormatSwiss, 9)
+	elim := playedTournament(t, command.FormatElimination, 6)
 	st, err := tournamentStandings(swiss)
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +131,8 @@ func TestRenderTournamentGolden(t *testing.T) {
 // status stay within Discord's limits (the longest list of players).
 func TestRenderTournament64(t *testing.T) {
 	r := testRenderer(t)
-	swiss := playedTournament(t, FormatSwiss, 64)
-	elim := playedTournament(t, FormatElimination, 64)
+	swiss := playedTournament(t, command.FormatSwiss, 64)
+	elim := playedTournament(t, command.FormatElimination, 64)
 	st, err := tournamentStandings(swiss)
 	if err != nil {
 		t.Fatal(err)

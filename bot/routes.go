@@ -4,45 +4,32 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/bwmarrin/discordgo"
-
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 )
 
 // How an interaction finds its handler: a table of routes, not switches.
 //
 // A slash command is routed by its path: "ttt/vs-ai", "ttt-admin/set",
-// "ttt/tournament/create". Its route parses the command's options into
-// the route's request type (ParseCommand) and hands the request to its
-// handler. A button or menu is routed by its custom ID's action. Each
-// feature registers its routes in its own file (an init function next to
-// its handlers), so a new command is one registration there plus its
-// definition in commands.go, its catalog keys and its goldens.
+// "ttt/tournament/create". Package bot/command reads the command's
+// options into its typed request (command.Parse), and its route hands the
+// request to the handler. A button or menu is routed by its custom ID's
+// action. Each feature registers its routes in its own file (an init
+// function next to its handlers), so a new command is its definition,
+// request and parser in bot/command, one registration here, its catalog
+// keys and its goldens.
 // Cross-cutting rules that wrap whole routes are middleware
 // (moderatorOnly); the rules every interaction passes (a redelivery, the
 // per-user rate limit) are checked once before routing (Bot.handle).
 
-// commandInput is what a route's parser reads: the subcommand's options,
-// the command's resolved users, the caller's context, and the
-// subcommand itself (for a group, the inner one).
-type commandInput struct {
-	o        *options
-	sub      *discordgo.ApplicationCommandInteractionDataOption
-	resolved *discordgo.ApplicationCommandInteractionDataResolved
-	pc       ParseContext
-}
-
 // handler handles a parsed command.
-type handler func(b *Bot, ctx context.Context, c *call, r Request) error
+type handler func(b *Bot, ctx context.Context, c *call, r command.Request) error
 
 // middleware wraps a handler with a rule of its own.
 type middleware func(handler) handler
 
-// commandRoute is a command path's parser and handler.
+// commandRoute is a command path's handler.
 type commandRoute struct {
-	// parse reads the options. A subcommand group's route (a path of
-	// three parts) reads in.sub itself; the others get in.o.
-	parse  func(in commandInput) (Request, error)
 	handle handler
 }
 
@@ -61,20 +48,11 @@ var (
 	componentRoutes = map[customid.Action]componentRoute{}
 )
 
-// commandPath is the route path of a command and subcommand ("ttt/vs-ai").
-func commandPath(parts ...string) string {
-	p := parts[0]
-	for _, s := range parts[1:] {
-		p += "/" + s
-	}
-	return p
-}
-
-// routeCommand registers the route of path: parse reads the options into
-// a request, of type R, which handle gets, wrapped by mw (outermost
+// routeCommand registers the route of path: handle gets the command's
+// request (command.Parse reads it), of type R, wrapped by mw (outermost
 // first). A path registered twice is a programming error.
-func routeCommand[R Request](path string, parse func(in commandInput) (Request, error), handle func(b *Bot, ctx context.Context, c *call, r R) error, mw ...middleware) {
-	h := func(b *Bot, ctx context.Context, c *call, r Request) error {
+func routeCommand[R command.Request](path string, handle func(b *Bot, ctx context.Context, c *call, r R) error, mw ...middleware) {
+	h := func(b *Bot, ctx context.Context, c *call, r command.Request) error {
 		req, ok := r.(R)
 		if !ok {
 			return fmt.Errorf("bot: route %s got a %T", path, r)
@@ -84,7 +62,7 @@ func routeCommand[R Request](path string, parse func(in commandInput) (Request, 
 	for i := len(mw) - 1; i >= 0; i-- {
 		h = mw[i](h)
 	}
-	addCommandRoute(path, commandRoute{parse: parse, handle: h})
+	addCommandRoute(path, commandRoute{handle: h})
 }
 
 // addCommandRoute adds a route to the table.
@@ -106,15 +84,10 @@ func routeComponent(anywhere bool, handle func(b *Bot, ctx context.Context, c *c
 	}
 }
 
-// noOptions is the parser of a command that takes none: its request is r.
-func noOptions(r Request) func(commandInput) (Request, error) {
-	return func(commandInput) (Request, error) { return r, nil }
-}
-
 // moderatorOnly lets only the server's moderators through (see
 // Bot.moderator): /ttt-admin's routes.
 func moderatorOnly(next handler) handler {
-	return func(b *Bot, ctx context.Context, c *call, r Request) error {
+	return func(b *Bot, ctx context.Context, c *call, r command.Request) error {
 		if !b.moderator(ctx, c) {
 			return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, c.i.GuildID)}
 		}
@@ -122,19 +95,23 @@ func moderatorOnly(next handler) handler {
 	}
 }
 
-// command routes a slash command: parsed by its route (ParseCommand),
-// handled by its route's handler.
+// command routes a slash command: parsed by command.Parse, handled by
+// its path's route.
 func (b *Bot) command(ctx context.Context, c *call) error {
 	data := c.i.ApplicationCommandData()
 	st, err := b.settings(ctx, c, c.i.GuildID)
 	if err != nil {
 		return err
 	}
-	path, req, err := parseRoute(&data, ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board, Now: b.now()})
+	path, req, err := command.Parse(&data, command.ParseContext{User: c.user, Levels: b.levelNames, Board: st.Board, Now: b.now()})
 	if err != nil {
 		return err
 	}
-	return commandRoutes[path].handle(b, ctx, c, req)
+	route, ok := commandRoutes[path]
+	if !ok {
+		return &UserError{Key: "error.unknown_command", Err: fmt.Errorf("bot: command %s has no route", path)}
+	}
+	return route.handle(b, ctx, c, req)
 }
 
 // component routes a click on one of our buttons or menus by its action.

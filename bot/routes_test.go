@@ -6,22 +6,24 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 )
 
-// TestRoutesCoverCommands checks the route table against the commands the
-// bot registers with Discord: every subcommand (and every subcommand of a
-// group) has a route, and every route is a registered subcommand.
+// TestRoutesCoverCommands checks the route table and command.Parse's
+// parsers against the commands the bot registers with Discord: every
+// subcommand (and every subcommand of a group) has a route and a parser,
+// and every route and parser is a registered subcommand.
 func TestRoutesCoverCommands(t *testing.T) {
 	var paths []string
-	for _, cmd := range Commands(testCatalog(t), []string{"random", "easy", "minimax", "mcts", "perfect"}) {
+	for _, cmd := range command.Commands(testCatalog(t), []string{"random", "easy", "minimax", "mcts", "perfect"}) {
 		for _, sub := range cmd.Options {
 			switch sub.Type {
 			case discordgo.ApplicationCommandOptionSubCommand:
-				paths = append(paths, commandPath(cmd.Name, sub.Name))
+				paths = append(paths, command.Path(cmd.Name, sub.Name))
 			case discordgo.ApplicationCommandOptionSubCommandGroup:
 				for _, inner := range sub.Options {
-					paths = append(paths, commandPath(cmd.Name, sub.Name, inner.Name))
+					paths = append(paths, command.Path(cmd.Name, sub.Name, inner.Name))
 				}
 			}
 		}
@@ -35,6 +37,10 @@ func TestRoutesCoverCommands(t *testing.T) {
 		if !slices.Contains(paths, p) {
 			t.Errorf("route %s is no registered command", p)
 		}
+	}
+	// Every command Discord sends has a parser, and every parser a command.
+	if parsed := command.Paths(); !slices.Equal(parsed, slices.Sorted(slices.Values(paths))) {
+		t.Errorf("command.Parse reads %v; the registered commands are %v", parsed, paths)
 	}
 	if len(paths) < 25 {
 		t.Errorf("only %d command paths; is the walk stale?", len(paths))

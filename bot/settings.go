@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -60,7 +61,7 @@ func (b *Bot) mayPlay(ctx context.Context, c *call) (settings.Server, error) {
 // setSetting handles /ttt-admin set: it checks the value, stores it with
 // an audit entry (every replica applies it within moments) and answers
 // privately with the setting's new value.
-func (b *Bot) setSetting(ctx context.Context, c *call, r SetRequest) error {
+func (b *Bot) setSetting(ctx context.Context, c *call, r command.SetRequest) error {
 	if c.i.GuildID == "" {
 		return userErr(KeyNotModerator)
 	}

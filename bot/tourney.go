@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
@@ -18,26 +19,6 @@ import (
 // loads the record, applies these steps inside Store.UpdateTournament (so
 // that a step runs once however many processes try it), then creates the
 // games the record names and posts what changed.
-
-// The tournament formats as stored and as the create command takes them.
-const (
-	FormatSwiss       = "swiss"
-	FormatElimination = "single-elimination"
-	FormatRoundRobin  = "round-robin"
-)
-
-// Tournament limits.
-const (
-	// MinTournamentPlayers is the fewest players a tournament starts with.
-	MinTournamentPlayers = 2
-	// MaxTournamentPlayers is the most a tournament takes: a 64 bracket,
-	// and 63 rounds of round-robin at most.
-	MaxTournamentPlayers = 64
-	// MaxTournamentName is the longest tournament name, in characters.
-	MaxTournamentName = 50
-	// MaxSwissRounds bounds a Swiss tournament's rounds option.
-	MaxSwissRounds = 12
-)
 
 // tournamentKeys of the refusals a tournament step can give.
 const (
@@ -52,11 +33,11 @@ const (
 // engineFormat is the engine's format for a stored one.
 func engineFormat(f string) (tournament.Format, error) {
 	switch f {
-	case FormatSwiss:
+	case command.FormatSwiss:
 		return tournament.Swiss, nil
-	case FormatElimination:
+	case command.FormatElimination:
 		return tournament.SingleElimination, nil
-	case FormatRoundRobin:
+	case command.FormatRoundRobin:
 		return tournament.RoundRobin, nil
 	}
 	return 0, fmt.Errorf("bot: tournament format %q", f)
@@ -135,8 +116,8 @@ func joinTournament(t *persistence.Tournament, e persistence.Entrant) error {
 		return userErr(KeyTournamentStarted, "name", t.Name)
 	case slices.ContainsFunc(t.Players, func(p persistence.Entrant) bool { return p.ID == e.ID }):
 		return userErr(KeyTournamentIn, "name", t.Name)
-	case len(t.Players) >= MaxTournamentPlayers:
-		return userErr(KeyTournamentFull, "name", t.Name, "count", fmt.Sprint(MaxTournamentPlayers))
+	case len(t.Players) >= command.MaxTournamentPlayers:
+		return userErr(KeyTournamentFull, "name", t.Name, "count", fmt.Sprint(command.MaxTournamentPlayers))
 	}
 	t.Players = append(t.Players, e)
 	return nil
@@ -160,14 +141,14 @@ func leaveTournament(t *persistence.Tournament, user string) error {
 }
 
 // startTournament closes the sign-up and pairs round 1. It is refused
-// with fewer than MinTournamentPlayers, or when it is not in sign-up.
+// with fewer than command.MinTournamentPlayers, or when it is not in sign-up.
 func startTournament(t *persistence.Tournament, now time.Time, rng *rand.Rand) error {
 	switch {
 	case t.Status.Over():
 		return userErr(KeyTournamentOver, "name", t.Name)
 	case t.Status != persistence.TournamentSignup:
 		return userErr(KeyTournamentStarted, "name", t.Name)
-	case len(t.Players) < MinTournamentPlayers:
+	case len(t.Players) < command.MinTournamentPlayers:
 		return userErr(KeyTournamentTooFew, "name", t.Name, "count", fmt.Sprint(len(t.Players)))
 	}
 	f, err := engineFormat(t.Format)
@@ -304,7 +285,7 @@ func advanceTournament(t *persistence.Tournament, rng *rand.Rand) (tournamentSte
 
 // tournamentStandings ranks a Swiss or round-robin tournament's players.
 func tournamentStandings(t *persistence.Tournament) ([]tournament.Standing, error) {
-	if t.Format == FormatElimination {
+	if t.Format == command.FormatElimination {
 		return nil, errors.New("bot: an elimination has placings, not standings")
 	}
 	return tournament.Standings(enginePlayers(t), engineGames(t))

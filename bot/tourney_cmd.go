@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -19,9 +20,8 @@ import (
 // The routes of /ttt tournament's subcommands and of the sign-up's
 // buttons (see routes.go).
 func init() {
-	parse := func(in commandInput) (Request, error) { return parseTournament(in.sub, in.pc) }
-	for _, sub := range []string{TournamentCreate, TournamentStart, TournamentStatus, TournamentStandings, TournamentLeave, TournamentCancel, TournamentAddAI} {
-		routeCommand(commandPath(CommandName, SubTournament, sub), parse, (*Bot).tournamentCommand)
+	for _, sub := range []string{command.TournamentCreate, command.TournamentStart, command.TournamentStatus, command.TournamentStandings, command.TournamentLeave, command.TournamentCancel, command.TournamentAddAI} {
+		routeCommand(command.Path(command.Name, command.SubTournament, sub), (*Bot).tournamentCommand)
 	}
 	routeComponent(true, (*Bot).clickTournament, customid.ActionTournament)
 }
@@ -29,14 +29,14 @@ func init() {
 // tournamentCommand handles /ttt tournament <sub>. Tournaments live in a
 // server; creating one, starting, cancelling and signing a computer up
 // take its creator or a moderator (Manage Server, or a moderator role).
-func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentRequest) error {
+func (b *Bot) tournamentCommand(ctx context.Context, c *call, r command.TournamentRequest) error {
 	if c.i.GuildID == "" {
 		return userErr("reply.tournament_none")
 	}
 	switch r.Action {
-	case TournamentCreate:
+	case command.TournamentCreate:
 		return b.createTournament(ctx, c, r)
-	case TournamentStatus:
+	case command.TournamentStatus:
 		ts, err := b.store.GuildTournaments(ctx, c.i.GuildID)
 		if err != nil {
 			return err
@@ -50,7 +50,7 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentReques
 	manager := t.Creator == c.user || b.moderator(ctx, c)
 	var next *persistence.Tournament
 	switch r.Action {
-	case TournamentStart:
+	case command.TournamentStart:
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
 		}
@@ -59,7 +59,7 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentReques
 			if err := startTournament(t, now, b.tournamentRand()); err != nil {
 				return err
 			}
-			if t.Format != FormatElimination {
+			if t.Format != command.FormatElimination {
 				t.Announced = t.Round // this answer announces it
 			}
 			return nil
@@ -74,15 +74,15 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentReques
 		}
 		// The sweeper creates and posts the games at once.
 		return b.store.PokeTournament(ctx, next.ID)
-	case TournamentStandings:
+	case command.TournamentStandings:
 		return b.standingsCommand(ctx, c, t)
-	case TournamentLeave:
+	case command.TournamentLeave:
 		if next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error { return leaveTournament(t, c.user) }); err != nil {
 			return err
 		}
 		b.editSignup(ctx, c.pub, next)
 		return b.respond(ctx, c, respMessage, ephemeral(b.cat.Text(c.loc, "reply.tournament_left", "name", next.Name)))
-	case TournamentAddAI:
+	case command.TournamentAddAI:
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
 		}
@@ -100,7 +100,7 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r TournamentReques
 		}
 		b.editSignup(ctx, c.pub, next)
 		return b.respond(ctx, c, respMessage, ephemeral(b.cat.Text(c.loc, "reply.tournament_joined", "name", next.Name)))
-	case TournamentCancel:
+	case command.TournamentCancel:
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
 		}
@@ -157,7 +157,7 @@ func newTournamentID() string {
 // sign-up message in the channel (whose ID the record keeps, so that
 // joins and the start edit it), then a private answer that links to the
 // sign-up and says how the tournament starts.
-func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest) error {
+func (b *Bot) createTournament(ctx context.Context, c *call, r command.TournamentRequest) error {
 	if !b.moderator(ctx, c) {
 		return userErr("reply.tournament_not_allowed")
 	}
@@ -167,10 +167,10 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r TournamentRequest
 	}
 	t := &persistence.Tournament{
 		ID: newTournamentID(), Guild: c.i.GuildID, Channel: c.i.ChannelID, Name: r.Name, Format: r.Format,
-		Rules: r.Rules.String(), Rounds: r.Rounds, Double: r.Double && r.Format == FormatRoundRobin, TurnTime: st.TurnTime, Rated: st.Rated,
+		Rules: r.Rules.String(), Rounds: r.Rounds, Double: r.Double && r.Format == command.FormatRoundRobin, TurnTime: st.TurnTime, Rated: st.Rated,
 		Creator: c.user, Status: persistence.TournamentSignup, Created: b.now().UTC(),
 	}
-	if r.Format != FormatSwiss {
+	if r.Format != command.FormatSwiss {
 		t.Rounds = 0
 	}
 	if r.TurnTime > 0 {
@@ -249,7 +249,7 @@ func (b *Bot) standingsCommand(ctx context.Context, c *call, t *persistence.Tour
 		return b.respond(ctx, c, respMessage, ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
 			b.render.tournamentInfo(c.loc, t)}, "\n")))
 	}
-	if t.Format != FormatElimination {
+	if t.Format != command.FormatElimination {
 		done := t.Round - 1 // the rounds played to the end
 		if t.Status == persistence.TournamentFinished {
 			done = t.Round

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
 )
@@ -45,7 +46,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 			return t, err
 		}
 	}
-	if t.Format != FormatElimination {
+	if t.Format != command.FormatElimination {
 		done := t.Round - 1 // the rounds whose games are all over
 		if t.Status == persistence.TournamentFinished {
 			done = t.Round

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -114,7 +115,7 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 			if t.Status != persistence.TournamentSignup {
 				return errUnchanged
 			}
-			if len(t.Players) < MinTournamentPlayers {
+			if len(t.Players) < command.MinTournamentPlayers {
 				// Due still: endCancelled posts the notice.
 				t.Status, t.TooFew, t.Due = persistence.TournamentCancelled, true, now
 				return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -54,7 +55,7 @@ func entrants(n int) []persistence.Entrant {
 // in a round, and the tournament over after round 4.
 func TestTournamentSwissNine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
-	tn := &persistence.Tournament{ID: "t", Name: "Nine", Format: FormatSwiss, Rounds: 4, Status: persistence.TournamentSignup, Players: entrants(9)}
+	tn := &persistence.Tournament{ID: "t", Name: "Nine", Format: command.FormatSwiss, Rounds: 4, Status: persistence.TournamentSignup, Players: entrants(9)}
 	now := time.Unix(1_800_000_000, 0)
 	if err := startTournament(tn, now, rng); err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestTournamentSwissNine(t *testing.T) {
 func TestTournamentEliminationSix(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 6))
-		tn := &persistence.Tournament{ID: "t", Name: "Six", Format: FormatElimination, Status: persistence.TournamentSignup, Players: entrants(6)}
+		tn := &persistence.Tournament{ID: "t", Name: "Six", Format: command.FormatElimination, Status: persistence.TournamentSignup, Players: entrants(6)}
 		if err := startTournament(tn, time.Unix(0, 0), rng); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestTournamentEliminationSix(t *testing.T) {
 
 func TestTournamentRoundRobinDouble(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	tn := &persistence.Tournament{ID: "t", Name: "RR", Format: FormatRoundRobin, Double: true, Status: persistence.TournamentSignup, Players: entrants(4)}
+	tn := &persistence.Tournament{ID: "t", Name: "RR", Format: command.FormatRoundRobin, Double: true, Status: persistence.TournamentSignup, Players: entrants(4)}
 	if err := startTournament(tn, time.Unix(0, 0), rng); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestTournamentRoundRobinDouble(t *testing.T) {
 }
 
 func TestTournamentSignupRefusals(t *testing.T) {
-	tn := &persistence.Tournament{ID: "t", Name: "Cup", Format: FormatSwiss, Status: persistence.TournamentSignup}
+	tn := &persistence.Tournament{ID: "t", Name: "Cup", Format: command.FormatSwiss, Status: persistence.TournamentSignup}
 	key := func(err error) string {
 		var ue *UserError
 		if errors.As(err, &ue) {
@@ -201,7 +202,7 @@ func TestTournamentSignupRefusals(t *testing.T) {
 	if k := key(joinTournament(tn, persistence.Entrant{ID: "3"})); k != KeyTournamentOver {
 		t.Errorf("joining a cancelled one: %s", k)
 	}
-	full := &persistence.Tournament{Name: "Full", Format: FormatSwiss, Status: persistence.TournamentSignup, Players: entrants(MaxTournamentPlayers)}
+	full := &persistence.Tournament{Name: "Full", Format: command.FormatSwiss, Status: persistence.TournamentSignup, Players: entrants(command.MaxTournamentPlayers)}
 	if k := key(joinTournament(full, persistence.Entrant{ID: "x"})); k != KeyTournamentFull {
 		t.Errorf("joining a full one: %s", k)
 	}

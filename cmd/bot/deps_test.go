@@ -55,6 +55,8 @@ func TestPackageGraph(t *testing.T) {
 		{tree: "bot/i18n", thirdParty: true},
 		// A server's settings as data: names, values, parse and show.
 		{tree: "bot/settings", may: []string{"game", "persistence", "bot/customid", "bot/i18n"}, thirdParty: true},
+		// The slash commands: definitions, limits, options into requests.
+		{tree: "bot/command", may: []string{"game", "persistence", "bot/customid", "bot/i18n", "bot/settings"}, thirdParty: true},
 		// The interactions endpoint: a small Handler interface, no bot.
 		{tree: "bot/httpmode", thirdParty: true},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot

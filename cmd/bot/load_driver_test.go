@@ -31,6 +31,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot"
+	slash "github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -730,7 +731,7 @@ type loadDriver struct {
 // command injects /ttt sub with opts for p and follows it.
 func (d *loadDriver) command(ctx context.Context, p *loadPlayer, sub string, opts ...fakediscord.Option) (observed, error) {
 	t0 := time.Now()
-	dl, err := d.cl.fake.Command(ctx, fakediscord.CommandSpec{Actor: p.actor, Name: bot.CommandName,
+	dl, err := d.cl.fake.Command(ctx, fakediscord.CommandSpec{Actor: p.actor, Name: slash.Name,
 		Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
 	if err != nil {
 		return observed{}, fmt.Errorf("/ttt %s: %w", sub, err)
@@ -758,7 +759,7 @@ func (d *loadDriver) play(ctx context.Context, p *loadPlayer) gameEnd {
 	var o observed
 	for attempt := 1; ; attempt++ {
 		var err error
-		if o, err = d.command(ctx, p, bot.SubVsAI, p.opts...); err != nil {
+		if o, err = d.command(ctx, p, slash.SubVsAI, p.opts...); err != nil {
 			return d.stopped(ctx, p, err)
 		}
 		broken := o.failed || o.abandoned
@@ -776,7 +777,7 @@ func (d *loadDriver) play(ctx context.Context, p *loadPlayer) gameEnd {
 		if pause(ctx, time.Second) != nil {
 			return d.stopped(ctx, p, ctx.Err())
 		}
-		if _, err := d.command(ctx, p, bot.SubResign); err != nil {
+		if _, err := d.command(ctx, p, slash.SubResign); err != nil {
 			return d.stopped(ctx, p, err)
 		}
 	}
@@ -854,7 +855,7 @@ func (d *loadDriver) play(ctx context.Context, p *loadPlayer) gameEnd {
 			}
 		}
 		if tries++; tries == loadAttempts {
-			if _, err := d.command(ctx, p, bot.SubResign); err != nil {
+			if _, err := d.command(ctx, p, slash.SubResign); err != nil {
 				return d.stopped(ctx, p, err)
 			}
 			return endStranded

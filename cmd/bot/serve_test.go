@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot"
+	slash "github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -343,8 +343,8 @@ func stopServe(t *testing.T, wctx context.Context, cancel context.CancelFunc, do
 // with the private help text.
 func wantHelp(t *testing.T, ctx context.Context, fake *fakediscord.Server) {
 	t.Helper()
-	d, err := fake.Command(ctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7"}, Name: bot.CommandName,
-		Options: []fakediscord.Option{{Name: bot.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
+	d, err := fake.Command(ctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7"}, Name: slash.Name,
+		Options: []fakediscord.Option{{Name: slash.SubHelp, Type: discordgo.ApplicationCommandOptionSubCommand}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +414,7 @@ func tokenOnlyEnv(t *testing.T, fake *fakediscord.Server, redisAddr string, more
 func startGame(t *testing.T, ctx context.Context, fake *fakediscord.Server) fakediscord.Message {
 	t.Helper()
 	d, err := fake.Command(ctx, fakediscord.CommandSpec{Actor: fakediscord.Actor{Guild: "42", Channel: "7", User: fakediscord.User{ID: "100"}},
-		Name: bot.CommandName, Options: []fakediscord.Option{{Name: bot.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
+		Name: slash.Name, Options: []fakediscord.Option{{Name: slash.SubVsAI, Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []fakediscord.Option{{Name: "level", Value: "random"}, {Name: "first", Value: "me"}}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ package golden
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -113,4 +114,20 @@ func decodeRGBA(t testing.TB, b []byte, what string) *image.RGBA {
 	out := image.NewRGBA(img.Bounds())
 	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
 	return out
+}
+
+// JSON is v as a golden file holds it: JSON indented by two spaces, with
+// a final newline.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		t.Fatalf("indent: %v", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }

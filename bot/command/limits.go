@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"errors"
@@ -8,7 +8,25 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/ttt-bot/game"
 )
+
+// Limits of a board drawn as buttons: a message holds at most
+// MaxActionRows rows of MaxRowButtons buttons.
+const (
+	MaxActionRows = 5
+	MaxRowButtons = 5
+)
+
+// FitsButtons reports whether a board of r can be drawn as one button per
+// cell: at most MaxActionRows rows and MaxRowButtons columns.
+func FitsButtons(r game.Rules) bool {
+	return r.Valid() && r.Rows() <= MaxActionRows && r.Cols() <= MaxRowButtons
+}
+
+// ErrLimit reports a message or command definition that Discord would
+// refuse.
+var ErrLimit = errors.New("bot: over a Discord limit")
 
 // Discord's limits on application-command definitions.
 const (
@@ -29,6 +47,11 @@ const (
 // (Discord also allows an apostrophe; we do not use one.)
 var commandNameRE = regexp.MustCompile(`^[-_\p{L}\p{N}\p{Devanagari}\p{Thai}]{1,32}$`)
 
+// ValidName reports whether n is a name Discord takes for a command or an
+// option (or a localisation of one): 1 to 32 lower-case letters, digits,
+// "-" or "_".
+func ValidName(n string) bool { return commandNameRE.MatchString(n) && strings.ToLower(n) == n }
+
 // CheckCommands reports every way cmds break Discord's rules: names not
 // lower case or not matching Discord's name pattern (localised ones too),
 // empty or over-long descriptions, more than 25 options or choices,
@@ -41,7 +64,7 @@ func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrLimit}, a...)...))
 	}
 	checkName := func(where, n string) {
-		if !commandNameRE.MatchString(n) || strings.ToLower(n) != n {
+		if !ValidName(n) {
 			bad("%s: name %q", where, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -26,7 +27,7 @@ func collect(in []*discordgo.ApplicationCommandInteractionDataOption) (*options,
 	o := &options{unused: map[string]*discordgo.ApplicationCommandInteractionDataOption{}}
 	for _, opt := range in {
 		if opt == nil || opt.Name == "" {
-			return nil, userErr("error.unknown_command")
+			return nil, i18n.Err("error.unknown_command")
 		}
 		if _, dup := o.unused[opt.Name]; dup || opt.Value == nil {
 			return nil, optErr(opt.Name)
@@ -81,7 +82,7 @@ func (o *options) game() (persistence.GameID, error) {
 	}
 	s = strings.Trim(strings.TrimSpace(s), "`")
 	if !ok || !customid.ValidGameID(s) || !customid.Snowflake(persistence.GameID(s).Channel()) {
-		return "", &UserError{Key: KeyBadGameID, Err: fmt.Errorf("bot: game option %q", s)}
+		return "", &i18n.UserError{Key: KeyBadGameID, Err: fmt.Errorf("bot: game option %q", s)}
 	}
 	return persistence.GameID(s), nil
 }
@@ -159,7 +160,7 @@ func (o *options) integer(name string, lo, hi int64) (int64, bool, error) {
 		return 0, false, optErr(name)
 	}
 	if n < lo || n > hi {
-		e := userErr("error.out_of_range", "min", strconv.FormatInt(lo, 10), "max", strconv.FormatInt(hi, 10))
+		e := i18n.Err("error.out_of_range", "min", strconv.FormatInt(lo, 10), "max", strconv.FormatInt(hi, 10))
 		e.Option = name
 		return 0, false, e
 	}
@@ -200,7 +201,7 @@ func (o *options) level(name string, levels []string) (string, error) {
 		return "", optErr(name)
 	}
 	if !slices.Contains(levels, s) {
-		return "", userErr("error.unknown_level", "level", s, "levels", strings.Join(levels, ", "))
+		return "", i18n.Err("error.unknown_level", "level", s, "levels", strings.Join(levels, ", "))
 	}
 	return s, nil
 }
@@ -231,7 +232,7 @@ func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 	custom := has[0] || has[1] || has[2]
 	switch {
 	case hasBoard && custom:
-		return game.Rules{}, userErr("error.board_conflict")
+		return game.Rules{}, i18n.Err("error.board_conflict")
 	case hasBoard:
 		r, ok := settings.PresetRules(board)
 		if !ok {
@@ -251,10 +252,10 @@ func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 		cols = rows
 	}
 	if rows > MaxActionRows || cols > MaxRowButtons {
-		return game.Rules{}, userErr("error.board_too_big", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10))
+		return game.Rules{}, i18n.Err("error.board_too_big", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10))
 	}
 	if rows < game.MinSize || cols < game.MinSize {
-		return game.Rules{}, userErr("error.board_too_small")
+		return game.Rules{}, i18n.Err("error.board_too_small")
 	}
 	k := dims[2]
 	if !has[2] {
@@ -262,7 +263,7 @@ func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 	}
 	r, err := game.NewRules(int(rows), int(cols), int(k))
 	if err != nil {
-		e := userErr("error.bad_k", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10),
+		e := i18n.Err("error.bad_k", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10),
 			"max", strconv.FormatInt(max(rows, cols), 10))
 		e.Err = err
 		return game.Rules{}, e
@@ -270,9 +271,12 @@ func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 	return r, nil
 }
 
+// KeyBadGameID refuses a game option that is not a game ID.
+const KeyBadGameID = "reply.bad_game_id"
+
 // optErr reports an option whose value cannot be read.
-func optErr(name string) *UserError {
-	e := userErr("error.bad_option")
+func optErr(name string) *i18n.UserError {
+	e := i18n.Err("error.bad_option")
 	e.Option = name
 	return e
 }

@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"github.com/bwmarrin/discordgo"
@@ -10,10 +10,10 @@ import (
 // Command names, as Discord sends them in interactions whatever the user's
 // locale.
 const (
-	// CommandName is the player command, /ttt.
-	CommandName = "ttt"
-	// AdminCommandName is the moderator command, /ttt-admin.
-	AdminCommandName = "ttt-admin"
+	// Name is the player command, /ttt.
+	Name = "ttt"
+	// AdminName is the moderator command, /ttt-admin.
+	AdminName = "ttt-admin"
 )
 
 // Subcommand names of /ttt and /ttt-admin.
@@ -186,7 +186,7 @@ func Commands(cat *i18n.Catalog, levels []string) []*discordgo.ApplicationComman
 
 	ttt := &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
-		Name:                     CommandName,
+		Name:                     Name,
 		Description:              cat.Text(i18n.DefaultLocale, "cmd.ttt.desc"),
 		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt.desc")),
 		Options: []*discordgo.ApplicationCommandOption{
@@ -241,7 +241,7 @@ func Commands(cat *i18n.Catalog, levels []string) []*discordgo.ApplicationComman
 	perms := AdminPermissions
 	admin := &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
-		Name:                     AdminCommandName,
+		Name:                     AdminName,
 		Description:              cat.Text(i18n.DefaultLocale, "cmd.ttt-admin.desc"),
 		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt-admin.desc")),
 		DefaultMemberPermissions: &perms,

@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"encoding/json"
@@ -12,16 +12,17 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
 func TestCommandsGolden(t *testing.T) {
 	cmds := Commands(testCatalog(t), Levels())
-	got := wireJSON(t, cmds)
+	got := golden.JSON(t, cmds)
 	if strings.Contains(string(got), "[[") {
 		t.Errorf("a command text is missing from the catalog:\n%s", got)
 	}
-	goldenFile(t, "commands.json", got)
+	golden.Equal(t, "commands.json", got)
 }
 
 func TestCommandsLimits(t *testing.T) {
@@ -120,7 +121,7 @@ func TestCommandNamesCanonical(t *testing.T) {
 		walk("/"+c.Name, c.Options)
 	}
 	admin := cmds[1]
-	if admin.Name != AdminCommandName || admin.DefaultMemberPermissions == nil || *admin.DefaultMemberPermissions != discordgo.PermissionManageGuild {
+	if admin.Name != AdminName || admin.DefaultMemberPermissions == nil || *admin.DefaultMemberPermissions != discordgo.PermissionManageGuild {
 		t.Errorf("/%s: default member permissions %v, want Manage Server", admin.Name, admin.DefaultMemberPermissions)
 	}
 }
@@ -230,7 +231,7 @@ func TestParseCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseCommand(tt.data, pc)
+			got, err := parseCommand(tt.data, pc)
 			if err != nil {
 				t.Fatalf("ParseCommand: %v", err)
 			}
@@ -325,20 +326,20 @@ func TestParseCommandErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseCommand(tt.data, pc)
-			var ue *UserError
+			got, err := parseCommand(tt.data, pc)
+			var ue *i18n.UserError
 			if !errors.As(err, &ue) {
-				t.Fatalf("ParseCommand = %#v, %v; want a *UserError", got, err)
+				t.Fatalf("ParseCommand = %#v, %v; want a *i18n.UserError", got, err)
 			}
 			if ue.Key != tt.key {
 				t.Errorf("key %q, want %q (%v)", ue.Key, tt.key, err)
 			}
-			msg := ErrorText(cat, i18n.DefaultLocale, err)
+			msg := errorText(cat, i18n.DefaultLocale, err)
 			if tt.text != "" && msg != tt.text {
 				t.Errorf("message %q, want %q", msg, tt.text)
 			}
 			for _, loc := range cat.Locales() {
-				if m := ErrorText(cat, loc, err); strings.Contains(m, "{") || strings.Contains(m, "[[") {
+				if m := errorText(cat, loc, err); strings.Contains(m, "{") || strings.Contains(m, "[[") {
 					t.Errorf("%s message has an unfilled placeholder: %q", string(loc), m)
 				}
 			}
@@ -348,13 +349,13 @@ func TestParseCommandErrors(t *testing.T) {
 
 func TestParseCommandDuplicateOption(t *testing.T) {
 	d := cmd(t, "ttt", "challenge", "rows", 4, "rows", 5)
-	if _, err := ParseCommand(d, ParseContext{User: "1", Levels: Levels()}); ErrorKey(err) != "error.bad_option" {
+	if _, err := parseCommand(d, ParseContext{User: "1", Levels: Levels()}); errorKey(err) != "error.bad_option" {
 		t.Errorf("duplicate option: %v", err)
 	}
 }
 
 // FuzzParseCommand feeds arbitrary JSON as slash-command data: ParseCommand
-// must not panic, must fail only with a *UserError whose message fills in
+// must not panic, must fail only with a *i18n.UserError whose message fills in
 // every placeholder, and any board it accepts must fit in buttons.
 func FuzzParseCommand(f *testing.F) {
 	cat := testCatalog(f)
@@ -380,14 +381,14 @@ func FuzzParseCommand(f *testing.F) {
 		if json.Unmarshal([]byte(in), &d) != nil {
 			return
 		}
-		req, err := ParseCommand(&d, ParseContext{User: "100", Levels: Levels()})
+		req, err := parseCommand(&d, ParseContext{User: "100", Levels: Levels()})
 		if err != nil {
-			var ue *UserError
+			var ue *i18n.UserError
 			if !errors.As(err, &ue) || !cat.Has(ue.Key) {
-				t.Fatalf("ParseCommand(%s): %v is not a known *UserError", in, err)
+				t.Fatalf("parseCommand(%s): %v is not a known *i18n.UserError", in, err)
 			}
-			if m := ErrorText(cat, i18n.DefaultLocale, err); strings.Contains(m, "{") {
-				t.Fatalf("ParseCommand(%s): message %q has an unfilled placeholder", in, m)
+			if m := errorText(cat, i18n.DefaultLocale, err); strings.Contains(m, "{") {
+				t.Fatalf("parseCommand(%s): message %q has an unfilled placeholder", in, m)
 			}
 			return
 		}
@@ -412,12 +413,12 @@ func FuzzParseCommand(f *testing.F) {
 			return
 		}
 		if !FitsButtons(rules) {
-			t.Fatalf("ParseCommand(%s) accepted rules %s that do not fit in buttons", in, rules)
+			t.Fatalf("parseCommand(%s) accepted rules %s that do not fit in buttons", in, rules)
 		}
 	})
 }
 
-func ExampleParseCommand() {
+func ExampleParse() {
 	data := &discordgo.ApplicationCommandInteractionData{
 		Name: "ttt",
 		Options: []*discordgo.ApplicationCommandInteractionDataOption{{
@@ -428,8 +429,11 @@ func ExampleParseCommand() {
 		}},
 	}
 	cat, _ := i18n.NewCatalog()
-	_, err := ParseCommand(data, ParseContext{User: "100", Levels: Levels()})
-	fmt.Println(ErrorText(cat, discordgo.PortugueseBR, err))
+	_, _, err := Parse(data, ParseContext{User: "100", Levels: Levels()})
+	var ue *i18n.UserError
+	if errors.As(err, &ue) {
+		fmt.Println(cat.UserText(discordgo.PortugueseBR, ue))
+	}
 	// Output:
 	// Um tabuleiro 7×7 não cabe nos botões do Discord; o máximo é 5×5.
 }

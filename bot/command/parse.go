@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"strconv"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -71,62 +72,8 @@ func (pc ParseContext) board() game.Rules {
 	return pc.Board
 }
 
-// ParseCommand turns the data of a slash-command interaction into a typed
-// Request. Bad, missing, duplicated or out-of-range options fail with a
-// *UserError that ErrorText shows in the user's locale; Discord's
-// client checks most of them already, so these mostly catch forged
-// requests and combinations the client cannot check (challenging yourself
-// or a bot, board and custom size together, a bad position). It never
-// panics, whatever the data.
-func ParseCommand(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (Request, error) {
-	_, req, err := parseRoute(data, pc)
-	return req, err
-}
-
-// parseRoute finds the route of a command (see routes.go) and parses its
-// options with the route's parser: it returns the path and the request.
-func parseRoute(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (string, Request, error) {
-	unknown := userErr("error.unknown_command")
-	if data == nil || (data.Name != CommandName && data.Name != AdminCommandName) ||
-		len(data.Options) != 1 || data.Options[0] == nil {
-		return "", nil, unknown
-	}
-	sub := data.Options[0]
-	path := commandPath(data.Name, sub.Name)
-	switch {
-	case sub.Type == discordgo.ApplicationCommandOptionSubCommandGroup:
-		if len(sub.Options) != 1 || sub.Options[0] == nil || sub.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-			return "", nil, unknown
-		}
-		sub = sub.Options[0]
-		path = commandPath(path, sub.Name)
-	case sub.Type != discordgo.ApplicationCommandOptionSubCommand:
-		return "", nil, unknown
-	}
-	route, ok := commandRoutes[path]
-	if !ok {
-		return "", nil, unknown
-	}
-	in := commandInput{sub: sub, resolved: data.Resolved, pc: pc}
-	if strings.Count(path, "/") == 1 {
-		o, err := collect(sub.Options)
-		if err != nil {
-			return "", nil, err
-		}
-		in.o = o
-	}
-	req, err := route.parse(in)
-	if err != nil {
-		return "", nil, err
-	}
-	if in.o != nil && len(in.o.unused) > 0 {
-		return "", nil, optErr(in.o.unusedNames()[0])
-	}
-	return path, req, nil
-}
-
 // parseStats reads /ttt stats.
-func parseStats(in commandInput) (Request, error) {
+func parseStats(in Input) (Request, error) {
 	r := StatsRequest{User: in.pc.User}
 	if u, ok, err := in.o.user(optUser); err != nil {
 		return nil, err
@@ -137,7 +84,7 @@ func parseStats(in commandInput) (Request, error) {
 }
 
 // parseLeaderboard reads /ttt leaderboard.
-func parseLeaderboard(in commandInput) (Request, error) {
+func parseLeaderboard(in Input) (Request, error) {
 	r := LeaderboardRequest{Scope: ScopeServer, Kind: BoardRating}
 	if s, ok, err := in.o.choice(optScope, string(ScopeServer), string(ScopeGlobal)); err != nil {
 		return nil, err
@@ -154,8 +101,8 @@ func parseLeaderboard(in commandInput) (Request, error) {
 
 // parseGameOption reads a command whose one option names a game (replay,
 // review) into the request wrap makes of it.
-func parseGameOption(wrap func(persistence.GameID) Request) func(commandInput) (Request, error) {
-	return func(in commandInput) (Request, error) {
+func parseGameOption(wrap func(persistence.GameID) Request) func(Input) (Request, error) {
+	return func(in Input) (Request, error) {
 		g, err := in.o.game()
 		if err != nil {
 			return nil, err
@@ -165,7 +112,7 @@ func parseGameOption(wrap func(persistence.GameID) Request) func(commandInput) (
 }
 
 // parsePuzzle reads /ttt puzzle.
-func parsePuzzle(in commandInput) (Request, error) {
+func parsePuzzle(in Input) (Request, error) {
 	r, err := in.o.preset(in.pc.board())
 	if err != nil {
 		return nil, err
@@ -174,7 +121,7 @@ func parsePuzzle(in commandInput) (Request, error) {
 }
 
 // parseBlock reads /ttt block and /ttt unblock.
-func parseBlock(in commandInput) (Request, error) {
+func parseBlock(in Input) (Request, error) {
 	r := BlockRequest{Unblock: in.sub.Name == SubUnblock}
 	var ok bool
 	var err error
@@ -182,7 +129,7 @@ func parseBlock(in commandInput) (Request, error) {
 		err = optErr(optUser)
 	}
 	if err == nil && r.User == in.pc.User {
-		err = userErr("error.self_block")
+		err = i18n.Err("error.self_block")
 	}
 	if err != nil {
 		return nil, err
@@ -191,7 +138,7 @@ func parseBlock(in commandInput) (Request, error) {
 }
 
 // parseSet reads /ttt-admin set.
-func parseSet(in commandInput) (Request, error) {
+func parseSet(in Input) (Request, error) {
 	var r SetRequest
 	var ok bool
 	var err error
@@ -210,7 +157,7 @@ func parseSet(in commandInput) (Request, error) {
 }
 
 // parseRetrain reads /ttt-admin retrain.
-func parseRetrain(in commandInput) (Request, error) {
+func parseRetrain(in Input) (Request, error) {
 	var r RetrainRequest
 	var err error
 	if r.Rules, err = in.o.rules(); err != nil {
@@ -223,7 +170,7 @@ func parseRetrain(in commandInput) (Request, error) {
 }
 
 // parseModel reads /ttt-admin model.
-func parseModel(in commandInput) (Request, error) {
+func parseModel(in Input) (Request, error) {
 	var r ModelRequest
 	var err error
 	if r.Rules, err = in.o.rules(); err != nil {
@@ -244,10 +191,10 @@ func parseChallenge(o *options, res *discordgo.ApplicationCommandInteractionData
 	}
 	if ok {
 		if opp == pc.User {
-			return nil, userErr("error.self_challenge")
+			return nil, i18n.Err("error.self_challenge")
 		}
 		if res != nil && res.Users[opp] != nil && res.Users[opp].Bot {
-			return nil, userErr("error.bot_challenge")
+			return nil, i18n.Err("error.bot_challenge")
 		}
 		r.Opponent = opp
 	}
@@ -295,14 +242,14 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 		return nil, err
 	} else if ok {
 		if len(s) > maxPositionLen {
-			return nil, positionErr(r.Rules, nil)
+			return nil, PositionError(r.Rules, nil)
 		}
 		if game.LooksLikeRecord(s) {
 			return sharedGame(r, s, boardGiven)
 		}
 		p, err := game.ParsePosition(r.Rules, s)
 		if err != nil || p.Over() {
-			return nil, positionErr(r.Rules, err)
+			return nil, PositionError(r.Rules, err)
 		}
 		r.Start = p.String()
 	}
@@ -315,30 +262,31 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 func sharedGame(r VsAIRequest, line string, boardGiven bool) (Request, error) {
 	rec, err := game.ParseRecord(line)
 	if err != nil {
-		e := userErr("error.bad_game_line", "example", "3x3k3 b2 a1 c3")
+		e := i18n.Err("error.bad_game_line", "example", "3x3k3 b2 a1 c3")
 		e.Err = err
 		return nil, e
 	}
 	switch {
 	case boardGiven && !rec.Rules.Equal(r.Rules):
-		return nil, userErr("error.game_line_rules", "game", rec.Rules.String(), "board", r.Rules.String())
+		return nil, i18n.Err("error.game_line_rules", "game", rec.Rules.String(), "board", r.Rules.String())
 	case rec.Rules.Rows() > MaxActionRows || rec.Rules.Cols() > MaxRowButtons:
-		return nil, userErr("error.board_too_big", "rows", strconv.Itoa(rec.Rules.Rows()), "cols", strconv.Itoa(rec.Rules.Cols()))
+		return nil, i18n.Err("error.board_too_big", "rows", strconv.Itoa(rec.Rules.Rows()), "cols", strconv.Itoa(rec.Rules.Cols()))
 	case rec.Position().Over():
-		return nil, userErr("error.game_line_over")
+		return nil, i18n.Err("error.game_line_over")
 	}
 	r.Rules, r.Start = rec.Rules, rec.Position().String()
 	return r, nil
 }
 
-// positionErr explains the position notation for rules.
-func positionErr(r game.Rules, cause error) *UserError {
+// PositionError refuses a position string, explaining the notation for
+// rules with an example; cause is why it was refused (nil: too long).
+func PositionError(r game.Rules, cause error) *i18n.UserError {
 	rows := make([]string, r.Rows())
 	for i := range rows {
 		rows[i] = strings.Repeat("-", r.Cols())
 	}
 	rows[0] = "X" + rows[0][1:]
-	e := userErr("error.bad_position", "rules", r.String(), "rows", strconv.Itoa(r.Rows()),
+	e := i18n.Err("error.bad_position", "rules", r.String(), "rows", strconv.Itoa(r.Rows()),
 		"example", strings.Join(rows, "/"))
 	e.Err = cause
 	return e

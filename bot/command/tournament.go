@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"fmt"
@@ -8,7 +8,28 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
+)
+
+// The tournament formats as stored and as the create command takes them.
+const (
+	FormatSwiss       = "swiss"
+	FormatElimination = "single-elimination"
+	FormatRoundRobin  = "round-robin"
+)
+
+// Tournament limits.
+const (
+	// MinTournamentPlayers is the fewest players a tournament starts with.
+	MinTournamentPlayers = 2
+	// MaxTournamentPlayers is the most a tournament takes: a 64 bracket,
+	// and 63 rounds of round-robin at most.
+	MaxTournamentPlayers = 64
+	// MaxTournamentName is the longest tournament name, in characters.
+	MaxTournamentName = 50
+	// MaxSwissRounds bounds a Swiss tournament's rounds option.
+	MaxSwissRounds = 12
 )
 
 // parseTournament reads /ttt tournament <sub>.
@@ -25,7 +46,7 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 		case err != nil:
 			return err
 		case ok && (s == "" || utf8.RuneCountInString(s) > MaxTournamentName):
-			return userErr("error.bad_tournament_name", "max", strconv.Itoa(MaxTournamentName))
+			return i18n.Err("error.bad_tournament_name", "max", strconv.Itoa(MaxTournamentName))
 		case !ok && required:
 			return optErr(opt)
 		}
@@ -47,7 +68,7 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 			return nil, err
 		}
 		if n, ok, err := o.integer(optRounds, 1, MaxSwissRounds); err != nil {
-			return nil, userErr("error.bad_rounds", "max", strconv.Itoa(MaxSwissRounds))
+			return nil, i18n.Err("error.bad_rounds", "max", strconv.Itoa(MaxSwissRounds))
 		} else if ok {
 			r.Rounds = int(n)
 		}
@@ -55,7 +76,7 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 			return nil, err
 		} else if ok {
 			if r.StartAt, err = parseStart(s, pc.Now); err != nil {
-				return nil, &UserError{Key: "error.bad_start", Option: optStart, Err: err}
+				return nil, &i18n.UserError{Key: "error.bad_start", Option: optStart, Err: err}
 			}
 		}
 		if s, ok, err := o.str(optTurnTime); err != nil {
@@ -63,7 +84,7 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 		} else if ok {
 			d, err := parseDelay(s)
 			if err != nil || d < settings.MinTurnTime || d > settings.MaxTurnTime || d%time.Second != 0 {
-				return nil, userErr("error.bad_setting." + settings.TurnTime)
+				return nil, i18n.Err("error.bad_setting." + settings.TurnTime)
 			}
 			r.TurnTime = d
 		}
@@ -88,7 +109,7 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 		}
 	case TournamentStatus:
 	default:
-		return nil, userErr("error.unknown_command")
+		return nil, i18n.Err("error.unknown_command")
 	}
 	if unused := o.unusedNames(); len(unused) > 0 {
 		return nil, optErr(unused[0])

@@ -1,4 +1,4 @@
-package bot
+package command
 
 import (
 	"strings"
@@ -99,7 +99,7 @@ func tournamentCmd(t *testing.T, sub string, kv ...any) *discordgo.ApplicationCo
 		}
 		opts = append(opts, map[string]any{"name": kv[i], "type": typ, "value": kv[i+1]})
 	}
-	raw := map[string]any{"id": "1", "name": CommandName, "type": 1, "options": []any{map[string]any{
+	raw := map[string]any{"id": "1", "name": Name, "type": 1, "options": []any{map[string]any{
 		"name": SubTournament, "type": discordgo.ApplicationCommandOptionSubCommandGroup,
 		"options": []any{map[string]any{"name": sub, "type": discordgo.ApplicationCommandOptionSubCommand, "options": opts}},
 	}}}
@@ -121,7 +121,7 @@ func TestParseTournamentStart(t *testing.T) {
 		if in != "" {
 			kv = append(kv, "start", in)
 		}
-		req, err := ParseCommand(tournamentCmd(t, TournamentCreate, kv...), pc)
+		req, err := parseCommand(tournamentCmd(t, TournamentCreate, kv...), pc)
 		if err != nil {
 			t.Fatalf("start %q: %v", in, err)
 		}
@@ -130,8 +130,8 @@ func TestParseTournamentStart(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"tomorrow", "2026-12-01T18:00", "<t:1764014400>", "10d"} {
-		_, err := ParseCommand(tournamentCmd(t, TournamentCreate, "name", "Cup", "format", FormatSwiss, "start", bad), pc)
-		if ErrorKey(err) != "error.bad_start" {
+		_, err := parseCommand(tournamentCmd(t, TournamentCreate, "name", "Cup", "format", FormatSwiss, "start", bad), pc)
+		if errorKey(err) != "error.bad_start" {
 			t.Fatalf("start %q: %v; want error.bad_start", bad, err)
 		}
 		if !strings.Contains(err.Error(), "start") {

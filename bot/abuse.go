@@ -11,6 +11,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -237,7 +238,7 @@ func (b *Bot) checkJoin(ctx context.Context, c *call, action customid.Action, ch
 	case theyBlock:
 		return cantPlayErr(challenger, fmt.Errorf("bot: challenger %s blocked %s", challenger, c.user))
 	case youBlock:
-		return &UserError{Key: KeyYouBlocked, Vars: []string{"user", mention(challenger)},
+		return &UserError{Key: KeyYouBlocked, Vars: []string{"user", render.Mention(challenger)},
 			Err: fmt.Errorf("bot: %s blocked challenger %s", c.user, challenger)}
 	}
 	return nil
@@ -256,7 +257,7 @@ func (b *Bot) block(ctx context.Context, c *call, r command.BlockRequest) error 
 		if _, err := b.store.Unblock(ctx, c.user, r.User); err != nil {
 			return err
 		}
-		return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, KeyUnblockDone, "user", mention(r.User)))
+		return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, KeyUnblockDone, "user", render.Mention(r.User)))
 	}
 	_, err := b.store.Block(ctx, c.user, r.User, MaxBlocks)
 	if errors.Is(err, persistence.ErrLimit) {
@@ -265,18 +266,18 @@ func (b *Bot) block(ctx context.Context, c *call, r command.BlockRequest) error 
 	if err != nil {
 		return err
 	}
-	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, KeyBlockDone, "user", mention(r.User)))
+	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, KeyBlockDone, "user", render.Mention(r.User)))
 }
 
 // cantPlayErr refuses a game with user (KeyCantPlay), with its cause for
 // the logs only.
 func cantPlayErr(user string, cause error) *UserError {
-	return &UserError{Key: KeyCantPlay, Vars: []string{"user", mention(user)}, Err: cause}
+	return &UserError{Key: KeyCantPlay, Vars: []string{"user", render.Mention(user)}, Err: cause}
 }
 
 // cooldownErr refuses a challenge until until, shown as a Discord
 // relative timestamp ("in 20 seconds") rounded up to the second.
 func cooldownErr(until time.Time) *UserError {
-	return &UserError{Key: KeyCooldown, Vars: []string{"when", timestamp((until.UnixMilli() + 999) / 1000)},
+	return &UserError{Key: KeyCooldown, Vars: []string{"when", render.Timestamp((until.UnixMilli() + 999) / 1000)},
 		Err: fmt.Errorf("bot: challenge cooldown until %s", until.Format(time.RFC3339Nano))}
 }

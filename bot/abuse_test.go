@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -24,10 +25,10 @@ func TestRenderAbuseGolden(t *testing.T) {
 		data func(loc discordgo.Locale) *discordgo.InteractionResponseData
 	}{
 		{"block-done", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Reply(loc, KeyBlockDone, "user", mention(bob))
+			return r.Reply(loc, KeyBlockDone, "user", render.Mention(bob))
 		}},
 		{"block-undone", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Reply(loc, KeyUnblockDone, "user", mention(bob))
+			return r.Reply(loc, KeyUnblockDone, "user", render.Mention(bob))
 		}},
 		{"block-limit", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
 			return r.Error(loc, &UserError{Key: KeyBlockLimit, Vars: []string{"count", strconv.Itoa(MaxBlocks)}, Err: cause})
@@ -36,7 +37,7 @@ func TestRenderAbuseGolden(t *testing.T) {
 			return r.Error(loc, cantPlayErr(bob, cause))
 		}},
 		{"block-you-blocked", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
-			return r.Error(loc, &UserError{Key: KeyYouBlocked, Vars: []string{"user", mention(bob)}, Err: cause})
+			return r.Error(loc, &UserError{Key: KeyYouBlocked, Vars: []string{"user", render.Mention(bob)}, Err: cause})
 		}},
 		{"block-cooldown", func(loc discordgo.Locale) *discordgo.InteractionResponseData {
 			return r.Error(loc, cooldownErr(fixedNow.Add(DefaultChallengeCooldown)))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -106,7 +107,7 @@ func (b *Bot) endGames(ctx context.Context, c *call) error {
 		}
 	}
 	if ended == 0 {
-		return &UserError{Key: KeyNoGame, Err: fmt.Errorf("bot: no live game in channel %s", c.i.ChannelID)}
+		return &UserError{Key: render.KeyNoGame, Err: fmt.Errorf("bot: no live game in channel %s", c.i.ChannelID)}
 	}
 	b.audit(ctx, c, "end-game", "<#"+c.i.ChannelID+"> "+strconv.Itoa(ended))
 	return b.respond(ctx, c, respMessage, b.render.Reply(c.loc, keyEnded, "count", b.cat.Number(c.loc, ended)))
@@ -122,18 +123,18 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 		return err
 	}
 	if s.Status != persistence.StatusFinished {
-		return userErr(KeyInvalidButton)
+		return userErr(render.KeyInvalidButton)
 	}
 	rules, err := game.ParseRules(s.Rules)
 	if err != nil {
 		return fmt.Errorf("bot: rematch of %s: %w", s.ID, err)
 	}
-	if isDuel(s) {
+	if s.Duel() {
 		return b.duel(ctx, c, command.AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules})
 	}
 	side := s.SideOf(c.user)
 	if side == game.Empty {
-		return userErr(KeyNotYourGame)
+		return userErr(render.KeyNotYourGame)
 	}
 	st, err := b.mayPlay(ctx, c)
 	if err != nil {

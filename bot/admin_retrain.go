@@ -14,33 +14,10 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
-)
-
-// Keys of the replies to /ttt-admin retrain and model, and to levels that
-// need a network.
-const (
-	// KeyRetrainRunning refuses a retrain while another one runs, in this
-	// process or another.
-	KeyRetrainRunning = "reply.retrain_running"
-	// KeyRetrainOff refuses a retrain on a bot without a retrain job or
-	// without a running RunSweeper loop.
-	KeyRetrainOff = "reply.retrain_off"
-	// KeyRetrainTooFew refuses a retrain without the force option on a
-	// board with fewer new games since the last retrain than the job's
-	// minimum ({rules}, {new}, {min}); nothing was trained.
-	KeyRetrainTooFew = "retrain.too_few"
-	// KeyNoModel refuses a neural level on a board without a network.
-	KeyNoModel = "reply.no_model"
-	// keyNoModelLevel is KeyNoModel naming the level and the board.
-	keyNoModelLevel = "error.no_model"
-	// keyNoModelBoards is keyNoModelLevel listing the boards that have a
-	// network.
-	keyNoModelBoards = "error.no_model_boards"
-	// keyNoRollback says there is no earlier version to roll back to.
-	keyNoRollback = "model.no_rollback"
 )
 
 // DefaultProgressEvery is the default of Options.ProgressEvery: a
@@ -103,7 +80,7 @@ type retrainRun struct {
 // between), and endRetrain shows that refusal on the message.
 func (b *Bot) retrainCommand(ctx context.Context, c *call, r command.RetrainRequest) error {
 	if b.retrain == nil {
-		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: no retrain job configured")}
+		return &UserError{Key: render.KeyRetrainOff, Err: errors.New("bot: no retrain job configured")}
 	}
 	if !r.Force {
 		if err := b.checkNewGames(ctx, c, r.Rules); err != nil {
@@ -118,7 +95,7 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r command.RetrainRequ
 	select {
 	case b.lc.retrains <- run:
 	case <-time.After(duelHandoff):
-		return &UserError{Key: KeyRetrainOff, Err: errors.New("bot: retrain not started: no RunSweeper loop")}
+		return &UserError{Key: render.KeyRetrainOff, Err: errors.New("bot: retrain not started: no RunSweeper loop")}
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -131,11 +108,11 @@ func (b *Bot) retrainCommand(ctx context.Context, c *call, r command.RetrainRequ
 		var few *retrain.TooFewGamesError
 		switch {
 		case errors.Is(err, retrain.ErrRunning):
-			return &UserError{Key: KeyRetrainRunning, Err: err}
+			return &UserError{Key: render.KeyRetrainRunning, Err: err}
 		case errors.As(err, &few):
 			return b.tooFewGames(c.loc, r.Rules, few.NewGames, few.Min, err)
 		case errors.Is(err, context.Canceled):
-			return &UserError{Key: KeyRetrainOff, Err: err} // the loop is stopping
+			return &UserError{Key: render.KeyRetrainOff, Err: err} // the loop is stopping
 		case err != nil:
 			return err
 		}
@@ -180,12 +157,12 @@ func (b *Bot) checkNewGames(ctx context.Context, c *call, rules game.Rules) erro
 // tooFewGames is the refusal of a retrain of rules with n new games, fewer
 // than least, in loc.
 func (b *Bot) tooFewGames(loc discordgo.Locale, rules game.Rules, n, least int, err error) *UserError {
-	return &UserError{Key: KeyRetrainTooFew, Vars: b.tooFewVars(loc, rules, n, least), Err: err}
+	return &UserError{Key: render.KeyRetrainTooFew, Vars: b.tooFewVars(loc, rules, n, least), Err: err}
 }
 
-// tooFewVars are the values of KeyRetrainTooFew's placeholders in loc.
+// tooFewVars are the values of render.KeyRetrainTooFew's placeholders in loc.
 func (b *Bot) tooFewVars(loc discordgo.Locale, rules game.Rules, n, least int) []string {
-	return []string{"rules", b.render.rulesText(loc, rules), "new", b.render.cat.Number(loc, n), "min", b.render.cat.Number(loc, least)}
+	return []string{"rules", b.render.RulesText(loc, rules), "new", b.cat.Number(loc, n), "min", b.cat.Number(loc, least)}
 }
 
 // runRetrain runs a retrain under ctx (the RunSweeper loop's), edits the
@@ -303,7 +280,7 @@ func (b *Bot) retrainMessageID(ctx context.Context, run *retrainRun, log *slog.L
 // shown, replaces it with the report and the chart.
 func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep retrain.Report, err error, log *slog.Logger) {
 	stopped := ctx.Err() != nil
-	outcome := RetrainOutcome(rep, err, stopped)
+	outcome := render.RetrainOutcome(rep, err, stopped)
 	attrs := []any{"outcome", outcome, "reason", rep.Reason, "promoted", rep.Promoted}
 	if rep.Published != nil {
 		attrs = append(attrs, "version", rep.Published.Version)
@@ -313,7 +290,7 @@ func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep r
 	case errors.Is(err, retrain.ErrRunning):
 		log.Info("bot: retrain refused: another one is running", "err", err)
 		if shown { // the lock was slow to answer: the message said "started"
-			b.showRefused(ctx, run, b.render.cat.Text(run.loc, KeyRetrainRunning), log)
+			b.showRefused(ctx, run, b.cat.Text(run.loc, render.KeyRetrainRunning), log)
 		}
 		return
 	case errors.As(err, &few):
@@ -322,7 +299,7 @@ func (b *Bot) endRetrain(ctx context.Context, run *retrainRun, shown bool, rep r
 		// said "started", says why nothing was trained.
 		log.Info("bot: retrain refused: too few new games", "new_games", few.NewGames, "min_new_games", few.Min, "err", err)
 		if shown {
-			b.showRefused(ctx, run, b.render.cat.Text(run.loc, KeyRetrainTooFew, b.tooFewVars(run.loc, run.req.Rules, few.NewGames, few.Min)...), log)
+			b.showRefused(ctx, run, b.cat.Text(run.loc, render.KeyRetrainTooFew, b.tooFewVars(run.loc, run.req.Rules, few.NewGames, few.Min)...), log)
 		}
 		return
 	case err != nil && !stopped:
@@ -365,7 +342,7 @@ func (b *Bot) showRefused(ctx context.Context, run *retrainRun, text string, log
 }
 
 // editRetrain replaces the command's message with content, embeds and,
-// if chart is not nil, the chart as the attachment ChartName. Interaction
+// if chart is not nil, the chart as the attachment render.ChartName. Interaction
 // tokens last 15 minutes and a retrain may take longer: past that (or
 // once Discord says the token is expired), the message is edited through
 // the channel API instead, which the bot may do since it sent it.
@@ -374,14 +351,14 @@ func (b *Bot) editRetrain(ctx context.Context, run *retrainRun, content string, 
 		if chart == nil {
 			return nil
 		}
-		return []*discordgo.File{{Name: ChartName, ContentType: "image/png", Reader: bytes.NewReader(chart)}}
+		return []*discordgo.File{{Name: render.ChartName, ContentType: "image/png", Reader: bytes.NewReader(chart)}}
 	}
 	if embeds == nil {
 		embeds = []*discordgo.MessageEmbed{}
 	}
 	if !run.viaChannel && b.now().Sub(run.received) < interactionTokenLife-tokenMargin {
 		m, err := b.dc.InteractionResponseEdit(run.i, &discordgo.WebhookEdit{
-			Content: &content, Embeds: &embeds, Files: files(), AllowedMentions: noMentions(),
+			Content: &content, Embeds: &embeds, Files: files(), AllowedMentions: render.NoMentions(),
 		}, discordgo.WithContext(ctx))
 		if err == nil {
 			if m != nil && m.ID != "" {
@@ -399,7 +376,7 @@ func (b *Bot) editRetrain(ctx context.Context, run *retrainRun, content string, 
 	run.viaChannel = true
 	_, err := b.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
 		ID: run.msgID, Channel: run.i.ChannelID, Content: &content, Embeds: &embeds, Files: files(),
-		AllowedMentions: noMentions(),
+		AllowedMentions: render.NoMentions(),
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("bot: edit the retrain message through the channel: %w", err)
@@ -425,7 +402,7 @@ func (b *Bot) model(ctx context.Context, c *call, r command.ModelRequest) error 
 	if r.Rollback {
 		m, err := b.store.RollbackModel(ctx, key)
 		if errors.Is(err, persistence.ErrNotFound) {
-			return &UserError{Key: keyNoRollback, Vars: []string{"rules", b.render.rulesText(c.loc, r.Rules)}, Err: err}
+			return &UserError{Key: render.KeyNoRollback, Vars: []string{"rules", b.render.RulesText(c.loc, r.Rules)}, Err: err}
 		}
 		if err != nil {
 			return err
@@ -437,7 +414,7 @@ func (b *Bot) model(ctx context.Context, c *call, r command.ModelRequest) error 
 	if err != nil {
 		return err
 	}
-	var info ModelInfo
+	var info render.ModelInfo
 	for _, m := range metas {
 		switch {
 		case m.Version == cur:
@@ -465,10 +442,10 @@ func (b *Bot) checkNetwork(loc discordgo.Locale, level string, rules game.Rules)
 	if !errors.Is(err, ai.ErrNoModel) {
 		return nil // it plays, or fails later (an unknown level) where that is handled
 	}
-	vars := []string{"level", b.render.levelText(loc, level), "rules", b.render.rulesText(loc, rules)}
+	vars := []string{"level", b.render.LevelText(loc, level), "rules", b.render.RulesText(loc, rules)}
 	var nm *ai.NoModelError
 	if errors.As(err, &nm) && len(nm.Have) > 0 {
-		return &UserError{Key: keyNoModelBoards, Vars: append(vars, "boards", b.render.boardsText(loc, nm.Have)), Err: err}
+		return &UserError{Key: render.KeyNoModelBoards, Vars: append(vars, "boards", b.render.BoardsText(loc, nm.Have)), Err: err}
 	}
-	return &UserError{Key: keyNoModelLevel, Vars: vars, Err: err}
+	return &UserError{Key: render.KeyNoModelLevel, Vars: vars, Err: err}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -94,7 +95,7 @@ type Options struct {
 	// Metrics, if set, count interactions by type and outcome and time them.
 	Metrics *Metrics
 	// TurnTime is how long a player has for each move before losing on
-	// time; default DefaultTurnTime.
+	// time; default settings.DefaultTurnTime.
 	TurnTime time.Duration
 	// DuelStep is the pause between the moves of an AI duel; default
 	// DefaultDuelStep.
@@ -151,7 +152,7 @@ type Bot struct {
 	levelNames []string
 	cat        *i18n.Catalog
 	signer     *customid.Signer
-	render     *Renderer
+	render     *render.Renderer
 	log        *slog.Logger
 	appID      string
 	now        func() time.Time
@@ -201,7 +202,7 @@ func New(d Deps, o Options) (*Bot, error) {
 	}
 	b := &Bot{
 		dc: d.Discord, store: d.Store, levels: d.Levels, levelNames: d.Levels.Names(),
-		cat: d.Catalog, signer: d.Signer, render: NewRenderer(d.Catalog, d.Signer),
+		cat: d.Catalog, signer: d.Signer, render: render.NewRenderer(d.Catalog, d.Signer),
 		log: d.Logger, appID: d.AppID, now: o.Now, rng: o.Rand,
 		moveTimeout: o.MoveTimeout, handlerTimeout: o.HandlerTimeout, metrics: o.Metrics,
 		lc: newLifecycle(o), models: d.Models, retrain: d.Retrain, abuse: newAbuseLimits(o),
@@ -323,10 +324,10 @@ func (b *Bot) fail(ctx context.Context, c *call, log *slog.Logger, err error) {
 			log.Error("bot: panic while showing an error", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 	}()
-	switch key := ErrorKey(err); key {
-	case KeyInternal:
+	switch key := render.ErrorKey(err); key {
+	case render.KeyInternal:
 		log.Error("bot: interaction failed", "err", err)
-	case KeyStoreUnavailable:
+	case render.KeyStoreUnavailable:
 		log.Warn("bot: interaction failed: the game store cannot be reached", "err", err)
 	default:
 		log.Info("bot: interaction refused", "reason", key, "err", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -109,7 +110,7 @@ func TestHandleInteractionRecovers(t *testing.T) {
 			}
 			if tc.responses > 0 {
 				got := dc.responses[0]
-				if got.Data.Content != cat.Text(i18n.DefaultLocale, bot.KeyInternal) || got.Data.Flags != discordgo.MessageFlagsEphemeral {
+				if got.Data.Content != cat.Text(i18n.DefaultLocale, render.KeyInternal) || got.Data.Flags != discordgo.MessageFlagsEphemeral {
 					t.Fatalf("reply %+v, want the ephemeral internal-error text", got.Data)
 				}
 				if strings.Contains(got.Data.Content, "stub") {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -58,19 +59,19 @@ func (b *Bot) answerChallenge(ctx context.Context, c *call, id customid.ID) erro
 		return err
 	}
 	if s.Status != persistence.StatusOpen {
-		return userErr(KeyExpired)
+		return userErr(render.KeyExpired)
 	}
 	challenger := s.Seat(s.Challenger).User
 	opponent := s.Seat(s.Challenger.Other()).User
 	switch {
 	case id.Action == customid.ActionCancel && c.user != challenger:
-		return userErr(KeyOnlyChallenger)
+		return userErr(render.KeyOnlyChallenger)
 	case id.Action == customid.ActionJoin && c.user == challenger:
-		return userErr(KeyOwnChallenge)
+		return userErr(render.KeyOwnChallenge)
 	case (id.Action == customid.ActionAccept || id.Action == customid.ActionDecline) && c.user != opponent:
-		return userErr(KeyOnlyOpponent)
+		return userErr(render.KeyOnlyOpponent)
 	case id.Action == customid.ActionJoin && opponent != "":
-		return userErr(KeyInvalidButton) // a Join button on a direct challenge: not ours
+		return userErr(render.KeyInvalidButton) // a Join button on a direct challenge: not ours
 	}
 	if err := b.checkJoin(ctx, c, id.Action, challenger); err != nil {
 		return err

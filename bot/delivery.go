@@ -144,7 +144,7 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 		later(err)
 		return
 	}
-	if _, ok, _ := aiToMove(s); ok && !isDuel(s) {
+	if _, ok, _ := aiToMove(s); ok && !s.Duel() {
 		// The computer is still to reply: the reply shows the board
 		// (and the sweeper plays it if it is overdue).
 		later(errors.New("the computer is still to move"))

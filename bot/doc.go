@@ -13,9 +13,9 @@
 //     HMAC so forged and malformed IDs are rejected.
 //   - i18n.Catalog holds the localised texts (English, Brazilian Portuguese and
 //     Greek), embedded from locales/*.json.
-//   - Renderer turns a persistence.Session into the exact
+//   - render.Renderer turns a persistence.Session into the exact
 //     discordgo.InteractionResponseData sent to Discord: the board as a grid
-//     of buttons, challenges, and short ephemeral replies. CheckMessage
+//     of buttons, challenges, and short ephemeral replies. render.CheckMessage
 //     verifies Discord's size limits.
 //
 // Around them, Bot handles interactions through a Store and the AI levels.

@@ -9,7 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/command"
-	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
 )
@@ -125,7 +125,7 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 	}
 	t := time.NewTimer(b.lc.duelStep)
 	defer t.Stop()
-	var ratings []RatingChange
+	var ratings []render.RatingChange
 	shown, reshows := true, 0
 	for {
 		seat, ok, err := aiToMove(s)
@@ -174,6 +174,3 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 func (b *Bot) duelMove(ctx context.Context, s *persistence.Session, seat persistence.Seat) (*persistence.Session, error) {
 	return b.thinkAndPlay(ctx, sched.Job{Class: sched.Batch, Group: s.Guild, User: "duel:" + string(s.ID)}, s, seat, nil)
 }
-
-// isDuel reports whether two AIs play s.
-func isDuel(s *persistence.Session) bool { return s.Seat(game.X).IsAI() && s.Seat(game.O).IsAI() }

@@ -15,6 +15,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -112,7 +113,7 @@ func (e *e2e) clickIn(channel, user, message, customID string) fakediscord.Respo
 // filled with vars.
 func (e *e2e) wantText(r fakediscord.Response, key string, vars ...string) {
 	e.t.Helper()
-	want := bot.ErrorText(e.cat, i18n.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
+	want := render.ErrorText(e.cat, i18n.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
 	if r.Type != int(discordgo.InteractionResponseChannelMessageWithSource) || !r.Message.Ephemeral || r.Message.Content != want {
 		e.t.Fatalf("reply type %d ephemeral %v %q, want an ephemeral %q", r.Type, r.Message.Ephemeral, r.Message.Content, want)
 	}
@@ -258,7 +259,7 @@ func cooldownScenario(t *testing.T, b *scenarioBed, clk *frozenClock) {
 	clk.Advance(40 * time.Second)
 	// alice is in carol's game in this channel: that refusal gives her
 	// cooldown back, so her challenge elsewhere right after goes through.
-	b.wantReply(mustResponse(b.command(alice, command.SubChallenge, opponentOpt(bob))), bot.KeyBusy)
+	b.wantReply(mustResponse(b.command(alice, command.SubChallenge, opponentOpt(bob))), render.KeyBusy)
 	b.wantChallenge(b.commandIn("8", alice, command.SubChallenge, opponentOpt(bob)))
 	b.wantText(b.commandIn("9", alice, command.SubChallenge, opponentOpt(bob)), bot.KeyCooldown,
 		"when", "<t:"+strconv.FormatInt((start.Add(2*time.Minute).UnixMilli()+999)/1000, 10)+":R>")

@@ -22,6 +22,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -412,7 +413,7 @@ func (e *e2e) waitAllOver(n int) []*persistence.Session {
 // whether it can be clicked) and the text (which may go on with the
 // rating changes).
 func (e *e2e) boardDiff(m fakediscord.Message, s *persistence.Session) string {
-	want, err := bot.NewRenderer(e.cat, e.signer).Board(i18n.DefaultLocale, settings.LabelsCoordinates, s, nil)
+	want, err := render.NewRenderer(e.cat, e.signer).Board(i18n.DefaultLocale, settings.LabelsCoordinates, s, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -98,10 +99,10 @@ func replayAndReview(t *testing.T, b *scenarioBed) {
 	}
 	e := rev.Embeds[0]
 	if e.Title != "🔍 Game review" || !strings.Contains(e.Description, "`4.` ⭕ **c1** ❓ mistake · draw → loss in 3 · best: ") ||
-		e.Image == nil || e.Image.URL != "attachment://"+bot.ReviewChartName {
+		e.Image == nil || e.Image.URL != "attachment://"+render.ReviewChartName {
 		t.Fatalf("review embed %q / %q, image %+v", e.Title, e.Description, e.Image)
 	}
-	if len(rev.Attachments) != 1 || rev.Attachments[0].Filename != bot.ReviewChartName || !strings.HasPrefix(string(rev.Attachments[0].Data), "\x89PNG") {
+	if len(rev.Attachments) != 1 || rev.Attachments[0].Filename != render.ReviewChartName || !strings.HasPrefix(string(rev.Attachments[0].Data), "\x89PNG") {
 		t.Fatalf("review attachments %+v, want the chart", rev.Attachments)
 	}
 	// A replay opened now shows the verdicts.
@@ -186,7 +187,7 @@ func historyScenario(t *testing.T, b *scenarioBed) {
 
 func hintScenario(t *testing.T, b *scenarioBed) {
 	r, _ := b.command(alice, command.SubHint)
-	b.wantReply(r, bot.KeyNoGame)
+	b.wantReply(r, render.KeyNoGame)
 	calls := 0
 	assisted := playVsAI(b.e2e, "perfect", func() {
 		if calls++; calls == 1 {

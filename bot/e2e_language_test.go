@@ -13,6 +13,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -57,7 +58,7 @@ func (e *e2e) wantBoardIn(r fakediscord.Response, loc discordgo.Locale) *persist
 		e.t.Fatalf("answered ephemeral %v %q, want a public board", r.Message.Ephemeral, r.Message.Content)
 	}
 	s := e.game(r.Message)
-	want, err := bot.NewRenderer(e.cat, e.signer).Board(loc, settings.LabelsCoordinates, s, nil)
+	want, err := render.NewRenderer(e.cat, e.signer).Board(loc, settings.LabelsCoordinates, s, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestE2ELanguage(t *testing.T) {
 			b.tracked(r.Message)
 			// Someone else's click, and a bad option: refused in English.
 			c, _ := b.click(bob, board, b.cells(r.Message)[game.NewCell(0, 0)].CustomID)
-			b.wantReply(c, bot.KeyNotYourGame)
+			b.wantReply(c, render.KeyNotYourGame)
 			r2, _ := b.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "easy"},
 				fakediscord.Option{Name: "board", Value: "3x3k3"}, fakediscord.Option{Name: "position", Value: "zz"})
 			b.wantReplyIn(r2, i18n.DefaultLocale, "error.bad_position", "rules", "3x3k3", "rows", "3", "example", "X--/---/---")
@@ -132,7 +133,7 @@ func TestE2ELanguage(t *testing.T) {
 			set(b, settings.Language, "pt-BR")
 			r := b.commandAs(greek(), command.SubChallenge, opponentOpt(bob), fakediscord.Option{Name: "first", Value: "me"})
 			s := b.trackedChallenge(r.Message, customid.ActionAccept)
-			want, err := bot.NewRenderer(b.cat, b.signer).Challenge(pt, s, "")
+			want, err := render.NewRenderer(b.cat, b.signer).Challenge(pt, s, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +143,7 @@ func TestE2ELanguage(t *testing.T) {
 			// dora may not accept her own challenge: told in Greek.
 			_, accept := b.button(r.Message, customid.ActionAccept)
 			c := b.clickAs(greek(), r.Message.ID, accept.CustomID)
-			b.wantReplyIn(c, discordgo.Greek, bot.KeyOnlyOpponent)
+			b.wantReplyIn(c, discordgo.Greek, render.KeyOnlyOpponent)
 			// bob accepts: the board is in pt-BR.
 			c, _ = b.click(bob, r.Message.ID, accept.CustomID)
 			b.wantBoardIn(c, pt)

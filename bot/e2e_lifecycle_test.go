@@ -16,6 +16,8 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -162,14 +164,14 @@ func TestE2EResignCommandEditsBoard(t *testing.T) {
 	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	board := r.Message.ID
 	s := e.tracked(r.Message)
-	if !strings.Contains(r.Message.Content, "<t:") || s.TurnTime != bot.DefaultTurnTime {
+	if !strings.Contains(r.Message.Content, "<t:") || s.TurnTime != settings.DefaultTurnTime {
 		t.Fatalf("board %q, turn time %s: want the turn deadline shown and the default turn time", r.Message.Content, s.TurnTime)
 	}
 	r, _ = e.command(alice, command.SubResign)
 	if r.Message.ID == board || r.Message.Ephemeral {
 		t.Fatalf("/ttt resign answered on %s ephemeral %v, want the final board as a new message", r.Message.ID, r.Message.Ephemeral)
 	}
-	old := e.waitEdited(board, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random"))
+	old := e.waitEdited(board, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", render.EmojiO, "winner", "🤖 Random"))
 	e.noLiveCells(old)
 	e.button(&old, customid.ActionRematch)
 	e.noFailures()
@@ -207,7 +209,7 @@ func TestE2ETimeouts(t *testing.T) {
 	e.trackedChallenge(r.Message, customid.ActionAccept)
 	r, _ = e.click(bob, msg, accept.CustomID)
 	r, _ = e.click(alice, msg, e.cells(r.Message)[game.NewCell(1, 1)].CustomID)
-	deadline := e.cat.Text(i18n.DefaultLocale, "board.deadline", "mark", bot.EmojiO, "player", mentionOf(bob),
+	deadline := e.cat.Text(i18n.DefaultLocale, "board.deadline", "mark", render.EmojiO, "player", mentionOf(bob),
 		"deadline", "<t:"+itoa(clk.Now().Add(2*time.Minute).Unix())+":R>")
 	if !strings.Contains(r.Message.Content, deadline) {
 		t.Fatalf("board %q, want %q", r.Message.Content, deadline)
@@ -218,7 +220,7 @@ func TestE2ETimeouts(t *testing.T) {
 		t.Fatalf("game %s before its deadline", s.Status)
 	}
 	clk.Advance(time.Minute + time.Second)
-	m = e.waitEdited(msg, e.cat.Text(i18n.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", bot.EmojiX, "winner", mentionOf(alice)))
+	m = e.waitEdited(msg, e.cat.Text(i18n.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", render.EmojiX, "winner", mentionOf(alice)))
 	e.noLiveCells(m)
 	win := e.cat.Text(i18n.DefaultLocale, "rating.line", "player", mentionOf(alice), "before", "1200", "after", "1216", "delta", "+16")
 	if !strings.Contains(m.Content, win) {
@@ -231,7 +233,7 @@ func TestE2ETimeouts(t *testing.T) {
 	// A click on the timed-out board is refused.
 	stale := e.cells(&m)[game.NewCell(0, 0)].CustomID
 	rr, _ := e.click(bob, e.post(stale), stale)
-	e.wantReply(rr, bot.KeyGameOver)
+	e.wantReply(rr, render.KeyGameOver)
 	e.noFailures()
 }
 
@@ -315,7 +317,7 @@ func TestE2EAdmin(t *testing.T) {
 	const mod = discordgo.PermissionManageGuild | fakediscord.DefaultPermissions
 
 	r := admin(alice, mod, command.SubEndGame)
-	e.wantReply(r, bot.KeyNoGame)
+	e.wantReply(r, render.KeyNoGame)
 
 	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	board := r.Message.ID
@@ -356,7 +358,7 @@ func TestE2EAdmin(t *testing.T) {
 		t.Fatalf("model answered %q, want %q", r.Message.Content, want)
 	}
 	r = admin(alice, mod, command.SubRetrain)
-	e.wantReply(r, bot.KeyRetrainOff)
+	e.wantReply(r, render.KeyRetrainOff)
 	e.noFailures()
 }
 
@@ -382,6 +384,6 @@ func TestE2ETrackWithoutRead(t *testing.T) {
 	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	e.tracked(r.Message)
 	e.command(alice, command.SubResign)
-	e.noLiveCells(e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", bot.EmojiO, "winner", "🤖 Random")))
+	e.noLiveCells(e.waitEdited(r.Message.ID, e.cat.Text(i18n.DefaultLocale, "result.resign", "loser", mentionOf(alice), "mark", render.EmojiO, "winner", "🤖 Random")))
 	e.noFailures()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -32,8 +33,8 @@ func TestE2EStoreOutage(t *testing.T) {
 			}
 			cell := b.cells(board)[game.NewCell(0, 2)]
 			r, _ := b.click(alice, msg, cell.CustomID)
-			b.wantText(r, bot.KeyStoreUnavailable)
-			if internal := b.cat.Text(i18n.DefaultLocale, bot.KeyInternal); r.Message.Content == internal {
+			b.wantText(r, render.KeyStoreUnavailable)
+			if internal := b.cat.Text(i18n.DefaultLocale, render.KeyInternal); r.Message.Content == internal {
 				t.Fatalf("the outage is answered %q", internal)
 			}
 

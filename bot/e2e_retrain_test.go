@@ -22,6 +22,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -228,12 +229,12 @@ func (e *e2e) wantChartReport(m *fakediscord.Message, v int64) {
 	if want := e.cat.Text(i18n.DefaultLocale, "retrain.promoted", "version", fmt.Sprint(v)); em.Description != want {
 		e.t.Fatalf("report says %q, want %q (fields %+v)", em.Description, want, em.Fields)
 	}
-	if em.Image == nil || em.Image.URL != "attachment://"+bot.ChartName {
-		e.t.Fatalf("report image %+v, want attachment://%s", em.Image, bot.ChartName)
+	if em.Image == nil || em.Image.URL != "attachment://"+render.ChartName {
+		e.t.Fatalf("report image %+v, want attachment://%s", em.Image, render.ChartName)
 	}
-	a, ok := m.Attachment(bot.ChartName)
+	a, ok := m.Attachment(render.ChartName)
 	if !ok || a.ContentType != "image/png" || !bytes.HasPrefix(a.Data, []byte("\x89PNG\r\n\x1a\n")) {
-		e.t.Fatalf("attachment %s: %v %q %d bytes, want a PNG", bot.ChartName, ok, a.ContentType, len(a.Data))
+		e.t.Fatalf("attachment %s: %v %q %d bytes, want a PNG", render.ChartName, ok, a.ContentType, len(a.Data))
 	}
 	if m.Content != "" {
 		e.t.Fatalf("report content %q, want the progress text gone", m.Content)
@@ -302,7 +303,7 @@ func TestE2ERetrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ = e.admin(alice, mod, command.SubRetrain, force)
-	e.wantReply(r, bot.KeyRetrainRunning)
+	e.wantReply(r, render.KeyRetrainRunning)
 	if err := p2.store.ReleaseLock(ctx, lock); err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +456,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 	// in the channel, nothing audited.
 	e.playVsRandom(alice)
 	r, d := e.admin(alice, mod, command.SubRetrain)
-	e.wantReplyIn(r, i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
+	e.wantReplyIn(r, i18n.DefaultLocale, render.KeyRetrainTooFew, "rules", rules, "new", "1", "min", "2")
 	if n := len(d.Responses()); n != 1 {
 		t.Fatalf("the refused retrain has %d responses, want only the reply", n)
 	}
@@ -489,7 +490,7 @@ func TestE2ERetrainTooFewGames(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(hold)
-	want := e.cat.Text(i18n.DefaultLocale, bot.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
+	want := e.cat.Text(i18n.DefaultLocale, render.KeyRetrainTooFew, "rules", rules, "new", "0", "min", "2")
 	for {
 		r, err := d.Wait(ctx)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -152,7 +153,7 @@ func TestE2ELossOnTimeRetried(t *testing.T) {
 	e.click(alice, msg, e.cells(r.Message)[game.NewCell(1, 1)].CustomID)
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetBefore, Method: "PATCH", Path: "/channels/", Times: 1})
 	clk.Advance(2*time.Minute + time.Second)
-	m := e.waitEdited(msg, e.cat.Text(i18n.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", bot.EmojiX, "winner", mentionOf(alice)))
+	m := e.waitEdited(msg, e.cat.Text(i18n.DefaultLocale, "result.timeout", "loser", mentionOf(bob), "mark", render.EmojiX, "winner", mentionOf(alice)))
 	e.noLiveCells(m)
 	waitFor(t, func() bool { got := e.statuses("PATCH", "/channels/"); return len(got) >= 2 && got[1] != 0 })
 	if got := e.statuses("PATCH", "/channels/"); len(got) != 2 || got[0] != 0 || got[1] != 200 {

@@ -24,6 +24,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -180,7 +181,7 @@ func TestE2EScenarios(t *testing.T) {
 			_, resign := b.button(cur, customid.ActionResign)
 			for _, id := range []string{b.cells(cur)[game.NewCell(0, 0)].CustomID, resign.CustomID} {
 				r, _ := b.click(carol, msg, id)
-				b.wantReply(r, bot.KeyNotYourGame)
+				b.wantReply(r, render.KeyNotYourGame)
 				if r.Message.VisibleTo != carol {
 					t.Fatalf("refusal visible to %q, want only carol", r.Message.VisibleTo)
 				}
@@ -358,8 +359,8 @@ func race(e *e2e, msg string, s *persistence.Session, mvs [2]move) *fakediscord.
 	overRefused := false
 	// The refused click may be handled before the other is played, or
 	// after it (when it may have ended the game).
-	refusals := []string{e.cat.Text(i18n.DefaultLocale, bot.KeyNotYourTurn), e.cat.Text(i18n.DefaultLocale, bot.KeyBoardChanged),
-		e.cat.Text(i18n.DefaultLocale, bot.KeyGameOver)}
+	refusals := []string{e.cat.Text(i18n.DefaultLocale, render.KeyNotYourTurn), e.cat.Text(i18n.DefaultLocale, render.KeyBoardChanged),
+		e.cat.Text(i18n.DefaultLocale, render.KeyGameOver)}
 	gameOver := refusals[2]
 	for i, d := range ds {
 		if errors.Is(errs[i], fakediscord.ErrUnknownComponent) {

@@ -19,6 +19,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -347,27 +348,27 @@ func TestE2EVsPerfect(t *testing.T) {
 				}
 			}
 			r, _ := e.click(bob, board, empty.CustomID)
-			e.wantReply(r, bot.KeyNotYourGame)
+			e.wantReply(r, render.KeyNotYourGame)
 			// A board from before the last move.
 			var old string
 			for _, b := range first {
 				old = b.CustomID
 			}
 			r, _ = e.click(alice, e.post(old), old)
-			e.wantReply(r, bot.KeyBoardChanged)
+			e.wantReply(r, render.KeyBoardChanged)
 			// A cell already taken, on the current board.
 			taken, err := e.signer.Encode(customid.ID{Action: customid.ActionMove, Game: after.ID, Move: len(after.Moves), Cell: after.Moves[0]})
 			if err != nil {
 				t.Fatal(err)
 			}
 			r, _ = e.click(alice, e.post(taken), taken)
-			e.wantReply(r, bot.KeyCellTaken)
+			e.wantReply(r, render.KeyCellTaken)
 			// A custom ID signed with another key.
 			other, _ := customid.NewSigner([]byte("not-the-bot-key-0123456789abcdef"))
 			eid, _ := e.signer.Decode(empty.CustomID)
 			forged, _ := other.Encode(customid.ID{Action: customid.ActionMove, Game: after.ID, Move: len(after.Moves), Cell: eid.Cell})
 			r, _ = e.click(alice, e.post(forged), forged)
-			e.wantReply(r, bot.KeyInvalidButton)
+			e.wantReply(r, render.KeyInvalidButton)
 			// None of these changed the game.
 			if now := e.game(cur); now.Version != after.Version {
 				t.Fatalf("refused clicks changed the game: version %d, was %d", now.Version, after.Version)
@@ -446,7 +447,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 	}
 	// One game per player and channel.
 	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"})
-	e.wantReply(r, bot.KeyBusy)
+	e.wantReply(r, render.KeyBusy)
 
 	var pick string
 	for _, b := range e.cells(ed.Message) {
@@ -468,7 +469,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 	// Bob may not resign alice's game; alice may.
 	_, resign := e.button(ed.Message, customid.ActionResign)
 	r, _ = e.click(bob, board, resign.CustomID)
-	e.wantReply(r, bot.KeyNotYourGame)
+	e.wantReply(r, render.KeyNotYourGame)
 	r, _ = e.click(alice, board, resign.CustomID)
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.ID != board {
 		t.Fatalf("resign answered type %d, want 7 on the board", r.Type)
@@ -478,7 +479,7 @@ func TestE2EResignAndSlowAI(t *testing.T) {
 	}
 
 	r, _ = e.command(alice, command.SubResign)
-	e.wantReply(r, bot.KeyNoGame)
+	e.wantReply(r, render.KeyNoGame)
 
 	r, _ = e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	game2 := e.game(r.Message)
@@ -540,9 +541,9 @@ func TestE2EChallenge(t *testing.T) {
 	for _, tc := range []struct {
 		user, customID, key string
 	}{
-		{carol, accept.CustomID, bot.KeyOnlyOpponent},
-		{alice, accept.CustomID, bot.KeyOnlyOpponent},
-		{bob, cancel.CustomID, bot.KeyOnlyChallenger},
+		{carol, accept.CustomID, render.KeyOnlyOpponent},
+		{alice, accept.CustomID, render.KeyOnlyOpponent},
+		{bob, cancel.CustomID, render.KeyOnlyChallenger},
 	} {
 		r, _ := e.click(tc.user, msg, tc.customID)
 		e.wantReply(r, tc.key)
@@ -563,7 +564,7 @@ func TestE2EChallenge(t *testing.T) {
 		b := e.cells(r.Message)[game.NewCell(mv.row, mv.col)]
 		if i == 1 {
 			rr, _ := e.click(alice, msg, b.CustomID)
-			e.wantReply(rr, bot.KeyNotYourTurn)
+			e.wantReply(rr, render.KeyNotYourTurn)
 		}
 		r, _ = e.click(mv.user, msg, b.CustomID)
 		if r.Type != int(discordgo.InteractionResponseUpdateMessage) {
@@ -596,7 +597,7 @@ func TestE2EChallenge(t *testing.T) {
 	_, join := e.button(r.Message, customid.ActionJoin)
 	_, cancel = e.button(r.Message, customid.ActionCancel)
 	rr, _ := e.click(alice, msg, join.CustomID)
-	e.wantReply(rr, bot.KeyOwnChallenge)
+	e.wantReply(rr, render.KeyOwnChallenge)
 	r, _ = e.click(alice, msg, cancel.CustomID)
 	if want := e.cat.Text(i18n.DefaultLocale, "challenge.cancelled", "challenger", "<@"+alice+">"); r.Type != int(discordgo.InteractionResponseUpdateMessage) ||
 		r.Message.Content != want || len(r.Message.Buttons()) != 0 {

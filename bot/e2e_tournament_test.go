@@ -18,6 +18,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -40,7 +41,7 @@ func (e *e2e) tournamentCmd(user string, perms int64, sub string, opts ...fakedi
 // wantUserText checks that r is an ephemeral answer with key's text.
 func (e *e2e) wantUserText(r fakediscord.Response, key string, vars ...string) {
 	e.t.Helper()
-	want := bot.ErrorText(e.cat, i18n.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
+	want := render.ErrorText(e.cat, i18n.DefaultLocale, &bot.UserError{Key: key, Vars: vars})
 	if !r.Message.Ephemeral || r.Message.Content != want {
 		e.t.Fatalf("answer ephemeral %v %q, want an ephemeral %q", r.Message.Ephemeral, r.Message.Content, want)
 	}
@@ -289,7 +290,7 @@ func TestE2ETournament(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(final.Attachments) != 1 || final.Attachments[0].Filename != bot.TournamentPictureName {
+	if len(final.Attachments) != 1 || final.Attachments[0].Filename != render.TournamentPictureName {
 		t.Fatalf("final message attachments %+v, want the standings picture", final.Attachments)
 	}
 	standings := 0

@@ -12,6 +12,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -98,11 +99,11 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id customid.ID) error {
 	side := s.SideOf(c.user)
 	switch {
 	case side == game.Empty:
-		return userErr(KeyNotYourGame)
+		return userErr(render.KeyNotYourGame)
 	case !s.Status.Live():
-		return userErr(KeyGameOver)
+		return userErr(render.KeyGameOver)
 	case len(s.Moves) != id.Move:
-		return userErr(KeyBoardChanged)
+		return userErr(render.KeyBoardChanged)
 	}
 	pos, err := s.Position()
 	if err != nil {
@@ -110,11 +111,11 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id customid.ID) error {
 	}
 	switch {
 	case pos.ToMove() != side:
-		return userErr(KeyNotYourTurn)
+		return userErr(render.KeyNotYourTurn)
 	case !pos.Rules().Board().Has(id.Cell):
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: cell %s is off the %s board", id.Cell, pos.Rules())}
+		return &UserError{Key: render.KeyInvalidButton, Err: fmt.Errorf("bot: cell %s is off the %s board", id.Cell, pos.Rules())}
 	case pos.At(id.Cell) != game.Empty:
-		return userErr(KeyCellTaken)
+		return userErr(render.KeyCellTaken)
 	}
 	next, err := b.store.PlayOn(ctx, s, c.user, id.Cell)
 	if errors.Is(err, persistence.ErrConflict) {
@@ -147,9 +148,9 @@ func (b *Bot) clickResign(ctx context.Context, c *call, id customid.ID) error {
 	}
 	switch {
 	case s.SideOf(c.user) == game.Empty:
-		return userErr(KeyNotYourGame)
+		return userErr(render.KeyNotYourGame)
 	case s.Status != persistence.StatusActive:
-		return userErr(KeyGameOver)
+		return userErr(render.KeyGameOver)
 	}
 	next, err := retry(func() (*persistence.Session, error) { return b.store.Resign(ctx, id.Game, 0, c.user) })
 	if err != nil {
@@ -180,12 +181,12 @@ func (b *Bot) resignCommand(ctx context.Context, c *call) error {
 	return nil
 }
 
-// activeGame is the caller's live game in the channel; KeyNoGame when
+// activeGame is the caller's live game in the channel; render.KeyNoGame when
 // there is none.
 func (b *Bot) activeGame(ctx context.Context, c *call) (persistence.GameID, error) {
 	gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user)
 	if errors.Is(err, persistence.ErrNotFound) {
-		return "", &UserError{Key: KeyNoGame, Err: err}
+		return "", &UserError{Key: render.KeyNoGame, Err: err}
 	}
 	return gid, err
 }
@@ -208,7 +209,7 @@ func (b *Bot) stats(ctx context.Context, c *call, r command.StatsRequest) error 
 func (b *Bot) leaderboard(ctx context.Context, c *call, r command.LeaderboardRequest) error {
 	guild := c.i.GuildID
 	if r.Kind == command.BoardPuzzles {
-		places, err := b.store.PuzzleLeaderboard(ctx, guild, MaxLeaderboardLines)
+		places, err := b.store.PuzzleLeaderboard(ctx, guild, render.MaxLeaderboardLines)
 		if err != nil {
 			return err
 		}
@@ -217,7 +218,7 @@ func (b *Bot) leaderboard(ctx context.Context, c *call, r command.LeaderboardReq
 	if r.Scope == command.ScopeGlobal {
 		guild = ""
 	}
-	places, err := b.store.Leaderboard(ctx, guild, 0, MaxLeaderboardLines)
+	places, err := b.store.Leaderboard(ctx, guild, 0, render.MaxLeaderboardLines)
 	if err != nil {
 		return err
 	}
@@ -297,7 +298,7 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 // that, the board's channel message with the bot's token. A board
 // neither could show is owed to the screen (see delivery.go): a sweeper
 // shows it, so the failure is a warning, not an error for the user.
-func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []RatingChange) error {
+func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []render.RatingChange) error {
 	err := b.editOriginal(withSuperseded(ctx, b.movedOn(ctx, s)), c, data)
 	if err == nil {
 		b.afterDelivery(ctx, c.pub, s)
@@ -322,7 +323,7 @@ func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, dat
 
 // showBoard renders s with the rating changes (of a finished game) and
 // sends it as the first response, then records which message shows it.
-func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []RatingChange) error {
+func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []render.RatingChange) error {
 	if typ == respUpdate {
 		// The message is known: record it first, so the game does not
 		// change after the user has seen it.
@@ -339,7 +340,7 @@ func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, ty
 }
 
 // respondBoard renders s and sends it as the first response.
-func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
+func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []render.RatingChange) (*discordgo.InteractionResponseData, error) {
 	data, err := b.render.Board(c.pub, c.labels, s, ratings)
 	if err != nil {
 		return nil, err

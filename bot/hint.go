@@ -8,6 +8,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -59,7 +60,7 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	case s.Puzzle != "":
 		return userErr(KeyHintPuzzle)
 	case s.Status != persistence.StatusActive:
-		return userErr(KeyGameOver)
+		return userErr(render.KeyGameOver)
 	}
 	pos, err := s.Position()
 	if err != nil {
@@ -68,14 +69,14 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	if pos.ToMove() != side {
 		return userErr(KeyHintWait)
 	}
-	solve := func(ctx context.Context) (hintResult, error) { return bestMoves(ctx, pos) }
+	solve := func(ctx context.Context) (render.HintResult, error) { return bestMoves(ctx, pos) }
 	if pos.Rules().Size() > smallBoard {
 		// A solve can take a second on 5x5: it waits for a worker of the
 		// AI queue, and is refused when the queue is too long.
 		if err := b.admit(c, sched.Batch, "hint"); err != nil {
 			return err
 		}
-		solve = func(ctx context.Context) (h hintResult, err error) {
+		solve = func(ctx context.Context) (h render.HintResult, err error) {
 			err = b.work(ctx, jobOf(c, sched.Batch), func(ctx context.Context, _ sched.Start) error {
 				h, err = bestMoves(ctx, pos)
 				return err
@@ -98,26 +99,15 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	return b.editOriginal(ctx, c, b.render.Hint(c.loc, pos, h))
 }
 
-// hintResult is what a hint says: the best moves and what they keep.
-type hintResult struct {
-	// Moves are the best moves, row-major.
-	Moves []game.Cell
-	// Value is the game's value with them (XWins, OWins, Draw), or
-	// game.Ongoing for an estimate.
-	Value game.Result
-	// Plies is the length of the win or loss with best play, when known.
-	Plies int
-}
-
 // bestMoves solves pos for its best moves: those a perfect player keeps
 // (the fastest win, the slowest loss, or every drawing move); an MCTS
 // estimate when the solve does not finish in hintTimeout.
-func bestMoves(ctx context.Context, pos game.Position) (hintResult, error) {
+func bestMoves(ctx context.Context, pos game.Position) (render.HintResult, error) {
 	sctx, cancel := context.WithTimeout(ctx, hintTimeout)
 	defer cancel()
 	a, best, err := ai.NewSolver().PerfectChoices(sctx, pos, -1)
 	if err == nil {
-		h := hintResult{Moves: best, Value: a.Value}
+		h := render.HintResult{Moves: best, Value: a.Value}
 		for _, mv := range a.Moves {
 			if len(best) > 0 && mv.Cell == best[0] {
 				h.Plies = mv.Plies
@@ -126,15 +116,15 @@ func bestMoves(ctx context.Context, pos game.Position) (hintResult, error) {
 		return h, nil
 	}
 	if ctx.Err() != nil {
-		return hintResult{}, ctx.Err()
+		return render.HintResult{}, ctx.Err()
 	}
 	m, err := ai.NewMCTS(ai.Options{Seed: seedOf(pos.String()), Budget: hintTimeout / 2})
 	if err != nil {
-		return hintResult{}, err
+		return render.HintResult{}, err
 	}
 	c, err := m.Move(ctx, pos)
 	if err != nil {
-		return hintResult{}, err
+		return render.HintResult{}, err
 	}
-	return hintResult{Moves: []game.Cell{c}, Value: game.Ongoing}, nil
+	return render.HintResult{Moves: []game.Cell{c}, Value: game.Ongoing}, nil
 }

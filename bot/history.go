@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -13,7 +12,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
-	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
 )
@@ -34,9 +33,6 @@ const (
 	// which would list their games in every server.
 	KeyHistoryDM = "reply.history_dm"
 )
-
-// HistoryPage is how many games a page of /ttt history lists.
-const HistoryPage = 10
 
 // reviewTimeout bounds one review's computation; the preset boards take
 // well under it (BENCHMARKS.md), and a review that runs out falls back to
@@ -75,7 +71,7 @@ func (b *Bot) history(ctx context.Context, c *call, r command.HistoryRequest) er
 
 // historyPage renders page of ref's history for the caller.
 func (b *Bot) historyPage(ctx context.Context, c *call, ref customid.HistoryRef, page int) (*discordgo.InteractionResponseData, error) {
-	entries, total, err := b.store.History(ctx, ref.User, c.i.GuildID, ref.Rules, page*HistoryPage, HistoryPage)
+	entries, total, err := b.store.History(ctx, ref.User, c.i.GuildID, ref.Rules, page*render.HistoryPage, render.HistoryPage)
 	var corrupt *persistence.CorruptHistoryError
 	if errors.As(err, &corrupt) {
 		// Skipped entries are logged; the others are shown.
@@ -83,12 +79,12 @@ func (b *Bot) historyPage(ctx context.Context, c *call, ref customid.HistoryRef,
 	} else if err != nil {
 		return nil, err
 	}
-	if last := max(total-1, 0) / HistoryPage; page > last {
+	if last := max(total-1, 0) / render.HistoryPage; page > last {
 		// The history shrank (games expired or were trimmed) since the
 		// page's button was drawn: show the last page there is.
 		return b.historyPage(ctx, c, ref, last)
 	}
-	return b.render.History(c.loc, HistoryView{Ref: ref, Owner: c.user, Page: page, Total: total, Entries: entries})
+	return b.render.History(c.loc, render.HistoryView{Ref: ref, Owner: c.user, Page: page, Total: total, Entries: entries})
 }
 
 // clickHistory turns a page of a history.
@@ -98,7 +94,7 @@ func (b *Bot) clickHistory(ctx context.Context, c *call, id customid.ID) error {
 	}
 	ref, err := customid.ParseHistoryRef(id.Game)
 	if err != nil {
-		return &UserError{Key: KeyInvalidButton, Err: err}
+		return &UserError{Key: render.KeyInvalidButton, Err: err}
 	}
 	data, err := b.historyPage(ctx, c, ref, id.Move)
 	if err != nil {
@@ -162,28 +158,6 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id customid.ID) error {
 	return b.respond(ctx, c, respUpdate, data)
 }
 
-// reviewNotes are what a replay shows of a game's review: the verdicts,
-// when someone has reviewed the game.
-type reviewNotes struct {
-	// Exact says whether every value was solved.
-	Exact bool
-	// Verdicts has one verdict name per move.
-	Verdicts []string
-	// Best has, per move, the best moves of the position before it, as
-	// cell names separated by spaces.
-	Best []string
-}
-
-// notesOf extracts the notes a replay shows from a review.
-func notesOf(rv *review.Review) reviewNotes {
-	n := reviewNotes{Exact: rv.Exact}
-	for _, m := range rv.Moves {
-		n.Verdicts = append(n.Verdicts, m.Verdict.String())
-		n.Best = append(n.Best, cellNames(m.Best))
-	}
-	return n
-}
-
 // storedReviewVersion is the version of the cached review's encoding; a
 // cache entry of another version is ignored and the game reviewed again.
 const storedReviewVersion = 1
@@ -211,7 +185,7 @@ func (b *Bot) cachedReview(ctx context.Context, g *persistence.ArchivedGame) *re
 	if json.Unmarshal(raw, &st) != nil || st.V != storedReviewVersion || len(st.Moves) != len(g.Moves) || len(st.Values) != len(g.Moves)+1 {
 		return nil
 	}
-	rec, err := recordOf(g)
+	rec, err := g.Record()
 	if err != nil {
 		return nil
 	}
@@ -221,12 +195,12 @@ func (b *Bot) cachedReview(ctx context.Context, g *persistence.ArchivedGame) *re
 
 // reviewNotes loads the notes of a game's cached review; nil when it was
 // not reviewed (or the cache cannot be read: the replay goes on without).
-func (b *Bot) reviewNotes(ctx context.Context, g *persistence.ArchivedGame) *reviewNotes {
+func (b *Bot) reviewNotes(ctx context.Context, g *persistence.ArchivedGame) *render.ReviewNotes {
 	rv := b.cachedReview(ctx, g)
 	if rv == nil {
 		return nil
 	}
-	n := notesOf(rv)
+	n := render.NotesOf(rv)
 	return &n
 }
 
@@ -280,7 +254,7 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 // on a worker of the AI queue, as Batch work: players' AI replies go
 // first, and at most one review per worker runs at a time.
 func (b *Bot) computeReview(ctx context.Context, c *call, g *persistence.ArchivedGame) (*review.Review, error) {
-	rec, err := recordOf(g)
+	rec, err := g.Record()
 	if err != nil {
 		return nil, err
 	}
@@ -309,32 +283,4 @@ func seedOf(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
-}
-
-// cellNames joins cell names with spaces.
-func cellNames(cells []game.Cell) string {
-	names := make([]string, len(cells))
-	for i, c := range cells {
-		names[i] = c.String()
-	}
-	return strings.Join(names, " ")
-}
-
-// recordOf is an archived game's record: its rules, start and moves.
-func recordOf(g *persistence.ArchivedGame) (game.Record, error) {
-	rules, err := game.ParseRules(g.Rules)
-	if err != nil {
-		return game.Record{}, fmt.Errorf("bot: archived game %s: %w", g.ID, err)
-	}
-	start := game.NewPosition(rules)
-	if g.Start != "" {
-		if start, err = game.ParsePosition(rules, g.Start); err != nil {
-			return game.Record{}, fmt.Errorf("bot: archived game %s: %w", g.ID, err)
-		}
-	}
-	rec, err := game.NewRecord(start, g.Moves)
-	if err != nil {
-		return game.Record{}, fmt.Errorf("bot: archived game %s: %w", g.ID, err)
-	}
-	return rec, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -475,7 +476,7 @@ func TestHTTPDeferredClick(t *testing.T) {
 		t.Fatalf("the stranger's click answered type %d first; want a deferred update", rc.Type)
 	}
 	refusal := until(dc, "the refusal", func(r fakediscord.Response) bool { return r.Kind != fakediscord.KindCallback })
-	want := e.cat.Text(i18n.DefaultLocale, bot.KeyNotYourGame)
+	want := e.cat.Text(i18n.DefaultLocale, render.KeyNotYourGame)
 	if refusal.Kind != fakediscord.KindFollowup || refusal.Message == nil || !refusal.Message.Ephemeral || refusal.Message.Content != want {
 		t.Fatalf("the refusal: %s %+v; want a private follow-up %q", refusal.Kind, refusal.Message, want)
 	}

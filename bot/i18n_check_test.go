@@ -12,6 +12,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 )
 
@@ -170,7 +171,7 @@ func worst(c *i18n.Catalog, loc discordgo.Locale) map[string]string {
 		"summary":  strings.Repeat("w", 200),
 		"line":     "5x5k4 " + strings.Repeat("e5 ", 25),
 		"players":  strings.Repeat("w", 80),
-		"signup":   messageLink("123456789012345678", "123456789012345678", "123456789012345678"),
+		"signup":   render.MessageLink("123456789012345678", "123456789012345678", "123456789012345678"),
 		"versions": strings.Repeat("v", 60),
 	}
 }
@@ -193,14 +194,14 @@ func keyLimit(key string) int {
 	case kind == "choice" || kind == "level" || kind == "setting":
 		return command.MaxChoiceNameLen
 	case kind == "button":
-		return MaxButtonLabelLen
+		return render.MaxButtonLabelLen
 	case strings.HasPrefix(key, "retrain.field.") || key == "retrain.title" || key == "review.title" ||
 		key == "review.story" || key == "review.share_name" || key == "settings.title":
-		return MaxEmbedFieldName
+		return render.MaxEmbedFieldName
 	case kind == "retrain" || kind == "review" || strings.HasPrefix(key, "settings.takes."):
-		return MaxEmbedFieldValue
+		return render.MaxEmbedFieldValue
 	}
-	return MaxContentLen
+	return render.MaxContentLen
 }
 
 // checkLengths renders every form of every text with the worst values and

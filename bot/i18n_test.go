@@ -13,6 +13,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -86,7 +87,7 @@ func TestCatalogError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ErrorText(c, tt.loc, tt.err); got != tt.want {
+			if got := render.ErrorText(c, tt.loc, tt.err); got != tt.want {
 				t.Errorf("Error = %q, want %q", got, tt.want)
 			}
 		})

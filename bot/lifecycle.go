@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -15,9 +16,6 @@ import (
 
 // Defaults of the game life-cycle options.
 const (
-	// DefaultTurnTime is how long a player has for a move before losing
-	// on time.
-	DefaultTurnTime = 10 * time.Minute
 	// DefaultDuelStep is the pause between two moves of an AI duel.
 	DefaultDuelStep = time.Second
 	// editTimeout bounds an edit of a board made outside an interaction's
@@ -49,7 +47,7 @@ func newLifecycle(o Options) lifecycle {
 	l := lifecycle{turnTime: o.TurnTime, duelStep: o.DuelStep, adminRoles: append([]string(nil), o.AdminRoles...),
 		duels: make(chan duelJob), retrains: make(chan *retrainRun), tournamentSlots: make(chan struct{}, tournamentSweepBatch)}
 	if l.turnTime <= 0 {
-		l.turnTime = DefaultTurnTime
+		l.turnTime = settings.DefaultTurnTime
 	}
 	if l.duelStep <= 0 {
 		l.duelStep = DefaultDuelStep
@@ -153,7 +151,7 @@ func (b *Bot) publicView(ctx context.Context, c *call, guild string, fallback di
 //
 // A board it could not show is left owed to the screen (see delivery.go),
 // and one it showed is recorded as shown.
-func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
+func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []render.RatingChange) error {
 	if s.Message == "" {
 		return nil
 	}
@@ -179,7 +177,7 @@ func (b *Bot) movedOn(ctx context.Context, s *persistence.Session) func() bool {
 }
 
 // editMessage is editBoard without the bookkeeping of what is on screen.
-func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []RatingChange) error {
+func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []render.RatingChange) error {
 	v, err := b.publicView(ctx, nil, s.Guild, loc)
 	if err != nil {
 		// The edit matters more than its language.
@@ -219,7 +217,7 @@ func wasChallenge(s *persistence.Session) bool {
 // the rating changes of a game between two people. It is idempotent by
 // game ID, so whoever finished the game calls it and a retry is harmless;
 // failures are warnings.
-func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []RatingChange {
+func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []render.RatingChange {
 	ratings, err := b.finishGame(ctx, s)
 	if err != nil {
 		c.warnings = append(c.warnings, err)
@@ -228,7 +226,7 @@ func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []Rat
 }
 
 // finishGame is finish outside an interaction.
-func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingChange, error) {
+func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.RatingChange, error) {
 	if s.Tournament != "" && !s.Status.Live() {
 		// A sweeper takes the game's end into the tournament at once.
 		if err := b.store.PokeTournament(ctx, s.Tournament); err != nil {
@@ -266,20 +264,20 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]RatingC
 	if !rated || errors.Join(errs...) != nil {
 		return nil, errors.Join(append(errs, b.archive(ctx, s, nil))...)
 	}
-	var out []RatingChange
+	var out []render.RatingChange
 	for i, u := range []string{x, o} {
 		after, err := b.rating(ctx, s.Guild, u)
 		if err != nil {
 			return nil, errors.Join(err, b.archive(ctx, s, nil))
 		}
-		out = append(out, RatingChange{User: u, Before: before[i], After: after})
+		out = append(out, render.RatingChange{User: u, Before: before[i], After: after})
 	}
 	return out, b.archive(ctx, s, out)
 }
 
 // archive keeps a finished game for replays, reviews and the players'
 // histories, with the rating changes of a rated game (X's then O's).
-func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []RatingChange) error {
+func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []render.RatingChange) error {
 	g := persistence.ArchivedGame{
 		ID: s.ID, Guild: s.Guild, Rules: s.Rules, Start: s.Start, Moves: s.Moves,
 		Result: s.Result, End: s.End, Finished: s.Updated, Assisted: s.Assisted,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/sched"
 )
@@ -342,7 +343,7 @@ func (t timedPlayer) Move(ctx context.Context, p game.Position) (game.Cell, erro
 // outcomeOf names how an interaction ended, for ttt_interactions_total.
 func outcomeOf(err error, duplicate bool) string {
 	switch {
-	case err != nil && (ErrorKey(err) == KeyInternal || ErrorKey(err) == KeyStoreUnavailable):
+	case err != nil && (render.ErrorKey(err) == render.KeyInternal || render.ErrorKey(err) == render.KeyStoreUnavailable):
 		return OutcomeError
 	case err != nil:
 		return OutcomeRefused

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -32,7 +33,7 @@ func init() {
 // privacy tells the user, privately, what the bot keeps and for how long,
 // and how to have it deleted.
 func (b *Bot) privacy(ctx context.Context, c *call) error {
-	return b.respond(ctx, c, respMessage, b.render.Privacy(c.loc, PrivacyInfoOf(b.store.Retention())))
+	return b.respond(ctx, c, respMessage, b.render.Privacy(c.loc, render.PrivacyInfoOf(b.store.Retention())))
 }
 
 // forgetMe answers /ttt forget-me privately with what would be deleted
@@ -54,8 +55,8 @@ func (b *Bot) clickForgetMe(ctx context.Context, c *call, id customid.ID) error 
 	if id.Owner != c.user {
 		return &UserError{Key: KeyNotYourConfirm, Err: fmt.Errorf("bot: %s pressed the forget-me confirmation of %s", c.user, id.Owner)}
 	}
-	if id.Game != forgetMeRef(c.user) {
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-me confirmation for %q", id.Game)}
+	if id.Game != render.ForgetMeRef(c.user) {
+		return &UserError{Key: render.KeyInvalidButton, Err: fmt.Errorf("bot: forget-me confirmation for %q", id.Game)}
 	}
 	if err := forgetWait(b.store.ThrottleUser(ctx, "forget-me", c.user, forgetEvery, b.now())); err != nil {
 		return err
@@ -90,8 +91,8 @@ func (b *Bot) clickForgetServer(ctx context.Context, c *call, id customid.ID) er
 	switch {
 	case id.Owner != c.user:
 		return &UserError{Key: KeyNotYourConfirm, Err: fmt.Errorf("bot: %s pressed the forget-server confirmation of %s", c.user, id.Owner)}
-	case c.i.GuildID == "" || guild != c.i.GuildID || id.Game != forgetServerRef(guild):
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: forget-server confirmation for %q in guild %q", id.Game, c.i.GuildID)}
+	case c.i.GuildID == "" || guild != c.i.GuildID || id.Game != render.ForgetServerRef(guild):
+		return &UserError{Key: render.KeyInvalidButton, Err: fmt.Errorf("bot: forget-server confirmation for %q in guild %q", id.Game, c.i.GuildID)}
 	case !b.moderator(ctx, c):
 		return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, guild)}
 	}
@@ -180,7 +181,7 @@ func forgetWait(ok bool, until time.Time, err error) error {
 	case err != nil:
 		return err
 	case !ok:
-		return userErr(KeyForgetWait, "when", timestamp((until.UnixMilli()+999)/1000))
+		return userErr(KeyForgetWait, "when", render.Timestamp((until.UnixMilli()+999)/1000))
 	}
 	return nil
 }

@@ -3,11 +3,11 @@ package bot
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -24,7 +24,7 @@ func privacyMessages(t *testing.T, loc discordgo.Locale) map[string]*discordgo.I
 	if err != nil {
 		t.Fatal(err)
 	}
-	defaults := PrivacyInfoOf(persistence.New(nil, persistence.Options{}).Retention())
+	defaults := render.PrivacyInfoOf(persistence.New(nil, persistence.Options{}).Retention())
 	trimmed := defaults
 	trimmed.CorpusGames = 100000
 	aged := trimmed
@@ -76,18 +76,15 @@ func TestRenderPrivacyGolden(t *testing.T) {
 // TestRenderPrivacyDefaults checks that /ttt privacy tells the Store's
 // real retention: games kept for their boards 7 days, histories 90 days.
 func TestRenderPrivacyDefaults(t *testing.T) {
-	info := PrivacyInfoOf(persistence.New(nil, persistence.Options{}).Retention())
+	info := render.PrivacyInfoOf(persistence.New(nil, persistence.Options{}).Retention())
 	if info.FinishedDays != 7 || info.HistoryDays != 90 || info.HistoryLimit != 200 || info.CorpusDays != 0 {
-		t.Fatalf("PrivacyInfo %+v, want 7 and 90 days, 200 games, no corpus age", info)
+		t.Fatalf("render.PrivacyInfo %+v, want 7 and 90 days, 200 games, no corpus age", info)
 	}
 	d := testRenderer(t).Privacy(discordgo.EnglishUS, info)
 	for _, want := range []string{"90 days", "7 days", "/ttt forget-me", "/ttt-admin forget-server", "/ttt history"} {
 		if !strings.Contains(d.Content, want) {
 			t.Errorf("privacy text lacks %q:\n%s", want, d.Content)
 		}
-	}
-	if got := days(36 * time.Hour); got != 2 {
-		t.Errorf("days(36h) = %d, want 2 (rounded up)", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/ai/puzzle"
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -47,7 +48,7 @@ func init() {
 // first, then self-play, and kept in Redis), played out against perfect.
 func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) error {
 	if _, err := b.levels.New(puzzleLevel, ai.Options{}); err != nil {
-		return &UserError{Key: KeyUnavailable, Err: err}
+		return &UserError{Key: render.KeyUnavailable, Err: err}
 	}
 	if _, err := b.mayPlay(ctx, c); err != nil {
 		return err
@@ -80,7 +81,7 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) erro
 		return p.Position.String(), nil
 	})
 	if errors.Is(err, puzzle.ErrNone) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		err = &UserError{Key: KeyNoPuzzle, Vars: []string{"rules", b.render.rulesText(c.loc, r.Rules)}, Err: err}
+		err = &UserError{Key: KeyNoPuzzle, Vars: []string{"rules", b.render.RulesText(c.loc, r.Rules)}, Err: err}
 	}
 	if err != nil {
 		return err // after a deferral, its message says so
@@ -177,6 +178,6 @@ func (b *Bot) finishPuzzle(ctx context.Context, s *persistence.Session) error {
 	case won && s.End == persistence.ByTimeout:
 		return nil // the computer ran out of time: the bot's failure, not the user's
 	}
-	_, _, err := b.store.RecordPuzzle(ctx, s.Guild, user, s.Puzzle, s.Rules, puzzleSolved(s, side))
+	_, _, err := b.store.RecordPuzzle(ctx, s.Guild, user, s.Puzzle, s.Rules, render.PuzzleSolved(s, side))
 	return err
 }

@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -40,9 +42,9 @@ func testSigner(t testing.TB) *customid.Signer {
 	return s
 }
 
-func testRenderer(t testing.TB) *Renderer {
+func testRenderer(t testing.TB) *render.Renderer {
 	t.Helper()
-	return NewRenderer(testCatalog(t), testSigner(t))
+	return render.NewRenderer(testCatalog(t), testSigner(t))
 }
 
 // cells parses cell names for rules.
@@ -72,4 +74,23 @@ func wireJSON(t testing.TB, v any) []byte {
 func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
 	golden.Equal(t, name, got)
+}
+
+// Two players' Discord IDs.
+const (
+	alice = "111111111111111111"
+	bob   = "222222222222222222"
+)
+
+// goldenLocales are the locales whose messages are pinned by golden
+// files: English, and two that stress plurals and scripts.
+var goldenLocales = []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR, discordgo.Greek}
+
+// checked fails t when d breaks Discord's limits.
+func checked(t *testing.T, d *discordgo.InteractionResponseData) *discordgo.InteractionResponseData {
+	t.Helper()
+	if err := render.CheckMessage(d); err != nil {
+		t.Errorf("CheckMessage:\n%v", err)
+	}
+	return d
 }

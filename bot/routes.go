@@ -6,6 +6,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 )
 
 // How an interaction finds its handler: a table of routes, not switches.
@@ -122,11 +123,11 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 	}
 	route, ok := componentRoutes[id.Action]
 	if !ok {
-		return userErr(KeyUnavailable)
+		return userErr(render.KeyUnavailable)
 	}
 	if !route.anywhere && id.Game.Channel() != c.i.ChannelID {
 		// Signed by us, but shown in another channel: not a board we sent here.
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
+		return &UserError{Key: render.KeyInvalidButton, Err: fmt.Errorf("bot: button of game %s clicked in channel %s", id.Game, c.i.ChannelID)}
 	}
 	return route.handle(b, ctx, c, id)
 }

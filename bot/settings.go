@@ -12,6 +12,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -50,7 +51,7 @@ func (b *Bot) mayPlay(ctx context.Context, c *call) (settings.Server, error) {
 		for i, ch := range st.Channels {
 			list[i] = "<#" + ch + ">"
 		}
-		return st, userErr(keyChannelNotAllowed, "channels", b.render.list(c.loc, list))
+		return st, userErr(keyChannelNotAllowed, "channels", b.render.List(c.loc, list))
 	}
 	if st.Role != "" && (c.i.Member == nil || !slices.Contains(c.i.Member.Roles, st.Role)) {
 		return st, userErr(keyRoleRequired, "role", "<@&"+st.Role+">")
@@ -185,7 +186,7 @@ func (b *Bot) clickSetting(ctx context.Context, c *call, id customid.ID) error {
 		value = settings.OnOff(id.Move == 1)
 	case settings.DefaultBoard, settings.Language:
 		values := c.i.MessageComponentData().Values
-		ok = ok && (id.Move == 0 || name == settings.Language && id.Move < languageMenus(len(b.cat.Locales()))) && len(values) == 1
+		ok = ok && (id.Move == 0 || name == settings.Language && id.Move < render.LanguageMenus(len(b.cat.Locales()))) && len(values) == 1
 		if ok {
 			value = values[0]
 		}
@@ -196,7 +197,7 @@ func (b *Bot) clickSetting(ctx context.Context, c *call, id customid.ID) error {
 	case id.Owner != c.user:
 		return userErr(KeyNotYourSettings)
 	case !ok || guild != c.i.GuildID:
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: setting component %q", id.Game)}
+		return &UserError{Key: render.KeyInvalidButton, Err: fmt.Errorf("bot: setting component %q", id.Game)}
 	case !b.moderator(ctx, c):
 		return &UserError{Key: KeyNotModerator, Err: errors.New("bot: no longer a moderator")}
 	}
@@ -227,7 +228,7 @@ const KeyNotYourSettings = "reply.not_your_settings"
 // auditLog handles /ttt-admin log: the server's last 25 settings changes
 // and moderator actions, privately.
 func (b *Bot) auditLog(ctx context.Context, c *call) error {
-	entries, err := b.store.AuditLog(ctx, c.i.GuildID, maxLogLines)
+	entries, err := b.store.AuditLog(ctx, c.i.GuildID, render.AuditLogLines)
 	var corrupt *persistence.CorruptAuditError
 	if errors.As(err, &corrupt) {
 		c.warnings = append(c.warnings, err)
@@ -236,9 +237,6 @@ func (b *Bot) auditLog(ctx context.Context, c *call) error {
 	}
 	return b.respond(ctx, c, respMessage, b.render.AuditLog(c.loc, entries))
 }
-
-// maxLogLines is how many entries /ttt-admin log shows.
-const maxLogLines = 25
 
 // audit records a moderator action in the server's audit log; a failure
 // is a warning (the action itself is done).
@@ -249,15 +247,4 @@ func (b *Bot) audit(ctx context.Context, c *call, action, detail string) {
 	if err := b.store.Audit(ctx, c.i.GuildID, persistence.AuditEntry{User: c.user, Action: action, Detail: detail}); err != nil {
 		c.warnings = append(c.warnings, err)
 	}
-}
-
-// list joins items as a sentence's list in loc ("a, b and c").
-func (r *Renderer) list(loc discordgo.Locale, items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + r.cat.Text(loc, "list.and") + items[len(items)-1]
 }

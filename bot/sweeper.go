@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -178,7 +179,7 @@ func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
 		log.Warn("bot: play an overdue AI reply", "err", err)
 		return
 	}
-	var ratings []RatingChange
+	var ratings []render.RatingChange
 	if next.Status == persistence.StatusFinished {
 		if ratings, err = b.finishGame(ctx, next); err != nil {
 			log.Warn("bot: record a game ended by an overdue AI reply", "err", err)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
@@ -56,7 +58,7 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r command.Tourname
 		}
 		now := b.now()
 		next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-			if err := startTournament(t, now, b.tournamentRand()); err != nil {
+			if err := tourney.Start(t, now, b.tournamentRand()); err != nil {
 				return err
 			}
 			if t.Format != command.FormatElimination {
@@ -77,11 +79,11 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r command.Tourname
 	case command.TournamentStandings:
 		return b.standingsCommand(ctx, c, t)
 	case command.TournamentLeave:
-		if next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error { return leaveTournament(t, c.user) }); err != nil {
+		if next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error { return tourney.Leave(t, c.user) }); err != nil {
 			return err
 		}
 		b.editSignup(ctx, c.pub, next)
-		return b.respond(ctx, c, respMessage, ephemeral(b.cat.Text(c.loc, "reply.tournament_left", "name", next.Name)))
+		return b.respond(ctx, c, respMessage, render.Ephemeral(b.cat.Text(c.loc, "reply.tournament_left", "name", next.Name)))
 	case command.TournamentAddAI:
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
@@ -94,19 +96,19 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r command.Tourname
 			return err
 		}
 		if next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-			return joinTournament(t, persistence.Entrant{ID: "ai:" + r.Level})
+			return tourney.Join(t, persistence.Entrant{ID: "ai:" + r.Level})
 		}); err != nil {
 			return err
 		}
 		b.editSignup(ctx, c.pub, next)
-		return b.respond(ctx, c, respMessage, ephemeral(b.cat.Text(c.loc, "reply.tournament_joined", "name", next.Name)))
+		return b.respond(ctx, c, respMessage, render.Ephemeral(b.cat.Text(c.loc, "reply.tournament_joined", "name", next.Name)))
 	case command.TournamentCancel:
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
 		}
 		return b.cancelTournament(ctx, c, t)
 	}
-	return userErr(KeyUnavailable)
+	return userErr(render.KeyUnavailable)
 }
 
 // findTournament returns the server's tournament called name, or, with no
@@ -212,7 +214,7 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r command.Tournamen
 func (b *Bot) clickTournament(ctx context.Context, c *call, id customid.ID) error {
 	guild, tid, ok := strings.Cut(string(id.Game), ".")
 	if !ok || guild != c.i.GuildID || id.Move > 1 {
-		return &UserError{Key: KeyInvalidButton, Err: fmt.Errorf("bot: tournament button %q", id.Game)}
+		return &UserError{Key: render.KeyInvalidButton, Err: fmt.Errorf("bot: tournament button %q", id.Game)}
 	}
 	if id.Move == 1 {
 		if _, err := b.mayPlay(ctx, c); err != nil {
@@ -225,12 +227,12 @@ func (b *Bot) clickTournament(ctx context.Context, c *call, id customid.ID) erro
 			if err != nil {
 				return err
 			}
-			return joinTournament(t, persistence.Entrant{ID: c.user, Rating: r})
+			return tourney.Join(t, persistence.Entrant{ID: c.user, Rating: r})
 		}
-		return leaveTournament(t, c.user)
+		return tourney.Leave(t, c.user)
 	})
 	if errors.Is(err, persistence.ErrNotFound) {
-		return userErr(KeyExpired)
+		return userErr(render.KeyExpired)
 	}
 	if err != nil {
 		return err
@@ -246,8 +248,8 @@ func (b *Bot) clickTournament(ctx context.Context, c *call, id customid.ID) erro
 // round-robin's standings, an elimination's bracket picture.
 func (b *Bot) standingsCommand(ctx context.Context, c *call, t *persistence.Tournament) error {
 	if t.Status == persistence.TournamentSignup || t.Status == persistence.TournamentCancelled {
-		return b.respond(ctx, c, respMessage, ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
-			b.render.tournamentInfo(c.loc, t)}, "\n")))
+		return b.respond(ctx, c, respMessage, render.Ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
+			b.render.TournamentInfo(c.loc, t)}, "\n")))
 	}
 	if t.Format != command.FormatElimination {
 		done := t.Round - 1 // the rounds played to the end
@@ -255,22 +257,22 @@ func (b *Bot) standingsCommand(ctx context.Context, c *call, t *persistence.Tour
 			done = t.Round
 		}
 		if done < 1 {
-			return b.respond(ctx, c, respMessage, ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
-				b.render.tournamentInfo(c.loc, t)}, "\n")))
+			return b.respond(ctx, c, respMessage, render.Ephemeral(strings.Join([]string{b.cat.Text(c.loc, "tournament.title", "name", t.Name),
+				b.render.TournamentInfo(c.loc, t)}, "\n")))
 		}
-		st, err := tournament.Standings(enginePlayers(t), roundsUpTo(t, done))
+		st, err := tournament.Standings(tourney.EnginePlayers(t), roundsUpTo(t, done))
 		if err != nil {
 			return err
 		}
 		return b.respond(ctx, c, respMessage, b.render.TournamentStandings(c.pub, t, done, st))
 	}
-	picture, err := tournamentPicture(t, nil)
+	picture, err := render.TournamentPicture(t, nil)
 	if err != nil {
 		return err
 	}
 	var podium []string
 	if t.Status == persistence.TournamentFinished {
-		podium, _ = tournamentPodium(t, nil)
+		podium, _ = render.TournamentPodium(t, nil)
 	}
 	return b.respond(ctx, c, respMessage, b.render.TournamentFinal(c.pub, t, podium, picture))
 }
@@ -280,7 +282,7 @@ func (b *Bot) standingsCommand(ctx context.Context, c *call, t *persistence.Tour
 func (b *Bot) cancelTournament(ctx context.Context, c *call, t *persistence.Tournament) error {
 	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
 		if t.Status.Over() {
-			return userErr(KeyTournamentOver, "name", t.Name)
+			return userErr(tourney.KeyOver, "name", t.Name)
 		}
 		// Due now: a sweeper ends whatever games this process does not.
 		t.Status, t.Due = persistence.TournamentCancelled, b.now()
@@ -304,5 +306,5 @@ func (b *Bot) cancelTournament(ctx context.Context, c *call, t *persistence.Tour
 	b.editSignup(ctx, c.pub, next)
 	b.audit(ctx, c, "tournament-cancel", next.Name)
 	return b.respond(ctx, c, respMessage, &discordgo.InteractionResponseData{
-		Content: b.cat.Text(c.pub, "tournament.cancelled", "name", next.Name, "user", mention(c.user)), AllowedMentions: noMentions()})
+		Content: b.cat.Text(c.pub, "tournament.cancelled", "name", next.Name, "user", render.Mention(c.user)), AllowedMentions: render.NoMentions()})
 }

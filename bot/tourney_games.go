@@ -9,6 +9,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
 )
@@ -119,16 +121,6 @@ func (b *Bot) playTournamentGames(ctx context.Context, v view, t *persistence.To
 	return retry, errors.Join(errs...)
 }
 
-// busyPatience is how long a tournament game waits for a player who is
-// busy in another game in its channel: the tournament's time per move,
-// as long as a player who does not move is waited for.
-func busyPatience(t *persistence.Tournament) time.Duration {
-	if t.TurnTime > 0 {
-		return t.TurnTime
-	}
-	return DefaultTurnTime
-}
-
 // waitForBusy deals with the game of pairing i (reserved as id), which
 // could not start because a player has another live game in the channel.
 // Each player's clock (Pairing.BusyX, BusyO) runs while they keep it
@@ -181,12 +173,12 @@ func (b *Bot) waitForBusy(ctx context.Context, t *persistence.Tournament, i int,
 		}
 		loser, since := "", now
 		for _, c := range clocks {
-			if !c.clock.IsZero() && now.Sub(*c.clock) >= busyPatience(t) && c.clock.Before(since) {
+			if !c.clock.IsZero() && now.Sub(*c.clock) >= tourney.BusyPatience(t) && c.clock.Before(since) {
 				loser, since = c.user, *c.clock
 			}
 		}
 		if loser != "" {
-			p.Result = forfeitResult(loser == p.X, loser == p.O)
+			p.Result = tourney.ForfeitResult(loser == p.X, loser == p.O)
 			p.Forfeit, p.BusyForfeit, p.Notice, changed = true, loser, true, true
 		}
 		if !changed {
@@ -274,7 +266,7 @@ func (b *Bot) showTournamentGame(ctx context.Context, v view, s *persistence.Ses
 			}
 			return err
 		}
-		var ratings []RatingChange
+		var ratings []render.RatingChange
 		if s.Status == persistence.StatusFinished {
 			if ratings, err = b.finishGame(ctx, s); err != nil {
 				b.log.Warn("bot: record a tournament game", "game", string(s.ID), "err", err)

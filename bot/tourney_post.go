@@ -11,6 +11,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
 )
@@ -53,7 +55,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		}
 		for t.StandingsOf < done {
 			round := t.StandingsOf + 1
-			st, err := tournament.Standings(enginePlayers(t), roundsUpTo(t, round))
+			st, err := tournament.Standings(tourney.EnginePlayers(t), roundsUpTo(t, round))
 			if err != nil {
 				return t, err
 			}
@@ -73,12 +75,12 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		}
 	}
 	if t.Status == persistence.TournamentFinished && !t.FinalPosted {
-		standings, _ := tournamentStandings(t)
-		podium, err := tournamentPodium(t, standings)
+		standings, _ := tourney.Standings(t)
+		podium, err := render.TournamentPodium(t, standings)
 		if err != nil {
 			return t, err
 		}
-		picture, err := tournamentPicture(t, standings)
+		picture, err := render.TournamentPicture(t, standings)
 		if err != nil {
 			b.log.Warn("bot: tournament picture", "tournament", t.ID, "err", err)
 		}
@@ -94,7 +96,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 // roundsUpTo is the engine's record of t's rounds up to round.
 func roundsUpTo(t *persistence.Tournament, round int) []tournament.Game {
 	var out []tournament.Game
-	for i, g := range engineGames(t) {
+	for i, g := range tourney.EngineGames(t) {
 		if t.Games[i].Round <= round {
 			out = append(out, g)
 		}
@@ -125,7 +127,7 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 		return err
 	}
 	if t.TooFew && !t.FinalPosted && b.now().Before(t.StartAt.Add(tooFewNoticeFor)) {
-		notice := &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: noMentions()}
+		notice := &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: render.NoMentions()}
 		return b.postAndMark(withNonce(ctx, postNonce(t.ID, "cancelled")), t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
 			return done(ctx)
 		}) // on an error, tried again at the next look

@@ -9,9 +9,14 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
+
+// tournamentDue is how long the sweeper waits before it looks at a
+// running tournament again when nothing pokes it.
+const tournamentDue = time.Minute
 
 // How a tournament runs by itself. The sweeper of every bot process
 // claims due tournaments (persistence.ClaimDueTournaments: one process at
@@ -20,7 +25,7 @@ import (
 //  1. a sign-up whose start time has come starts (or is cancelled with
 //     fewer than two players);
 //  2. the results of its finished games go into the record;
-//  3. what can be paired is paired (advanceTournament), and the round's
+//  3. what can be paired is paired (tourney.Advance), and the round's
 //     standings, the next round's announcement or the final message are
 //     posted by the process whose compare-and-set made the change;
 //  4. every pairing without a game gets one, posted as a board in the
@@ -120,7 +125,7 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 				t.Status, t.TooFew, t.Due = persistence.TournamentCancelled, true, now
 				return nil
 			}
-			return startTournament(t, now, b.tournamentRand())
+			return tourney.Start(t, now, b.tournamentRand())
 		})
 		switch {
 		case errors.Is(err, errUnchanged):
@@ -167,17 +172,17 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 		next, err := b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
 			changed := false
 			for _, s := range done {
-				changed = recordTournamentGame(t, s) || changed
+				changed = tourney.RecordGame(t, s) || changed
 			}
 			// A forfeit can end a round, and a new round can pair a
 			// forgotten player: until neither happens (a few rounds at most).
 			for range 2*t.Rounds + 2 {
 				forfeited := forfeitForgotten(t)
-				step, err := advanceTournament(t, b.tournamentRand())
+				step, err := tourney.Advance(t, b.tournamentRand())
 				if err != nil {
 					return err
 				}
-				if !forfeited && step == stepNone {
+				if !forfeited && step == tourney.StepNone {
 					break
 				}
 				changed = true
@@ -230,7 +235,7 @@ func forfeitForgotten(t *persistence.Tournament) bool {
 		if !x && !o {
 			continue
 		}
-		t.Games[i].Result, t.Games[i].Forfeit, changed = forfeitResult(x, o), true, true
+		t.Games[i].Result, t.Games[i].Forfeit, changed = tourney.ForfeitResult(x, o), true, true
 	}
 	return changed
 }

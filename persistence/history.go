@@ -46,6 +46,26 @@ type ArchivedGame struct {
 	Assisted [2]bool
 }
 
+// Record is the game's record: its rules, start and moves. It fails if
+// they do not replay (a record damaged in the store).
+func (g *ArchivedGame) Record() (game.Record, error) {
+	rules, err := game.ParseRules(g.Rules)
+	if err != nil {
+		return game.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
+	}
+	start := game.NewPosition(rules)
+	if g.Start != "" {
+		if start, err = game.ParsePosition(rules, g.Start); err != nil {
+			return game.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
+		}
+	}
+	rec, err := game.NewRecord(start, g.Moves)
+	if err != nil {
+		return game.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
+	}
+	return rec, nil
+}
+
 // RatingChange is one player's rating around one game.
 type RatingChange struct {
 	// Rated is whether the game changed the player's rating; Before and

@@ -288,6 +288,9 @@ func (s *Session) Seat(m game.Mark) Seat {
 	return Seat{}
 }
 
+// Duel reports whether two AIs play s.
+func (s *Session) Duel() bool { return s.Seat(game.X).IsAI() && s.Seat(game.O).IsAI() }
+
 // SideOf returns the side user plays, or game.Empty if none.
 func (s *Session) SideOf(user string) game.Mark {
 	switch {

@@ -84,6 +84,9 @@ const (
 	MaxGamesLimit = 100
 	// MaxChallengeCooldown bounds the challenge cooldown.
 	MaxChallengeCooldown = time.Hour
+	// DefaultTurnTime is how long a player has for a move before losing
+	// on time, where neither the server nor the bot's options say.
+	DefaultTurnTime = 10 * time.Minute
 	// DefaultChallengeExpiry is how long a challenge waits in a server
 	// that set nothing (the Store's ChallengeTTL default).
 	DefaultChallengeExpiry = 5 * time.Minute

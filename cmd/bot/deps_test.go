@@ -57,6 +57,11 @@ func TestPackageGraph(t *testing.T) {
 		{tree: "bot/settings", may: []string{"game", "persistence", "bot/customid", "bot/i18n"}, thirdParty: true},
 		// The slash commands: definitions, limits, options into requests.
 		{tree: "bot/command", may: []string{"game", "persistence", "bot/customid", "bot/i18n", "bot/settings"}, thirdParty: true},
+		// A tournament's life as steps over its stored record: no I/O.
+		{tree: "bot/tourney", may: []string{"game", "persistence", "tournament", "bot/customid", "bot/i18n", "bot/settings", "bot/command"}, thirdParty: true},
+		// Every message builder: (data, locale) -> Discord payload, no I/O.
+		{tree: "bot/render", may: []string{"game", "ai", "persistence", "tournament", "chart", "sched", "retrain",
+			"bot/customid", "bot/i18n", "bot/settings", "bot/command", "bot/tourney"}, thirdParty: true},
 		// The interactions endpoint: a small Handler interface, no bot.
 		{tree: "bot/httpmode", thirdParty: true},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot

@@ -35,6 +35,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -881,7 +882,7 @@ func (d *loadDriver) stopped(ctx context.Context, p *loadPlayer, err error) game
 // busyText and slowDownText are the bot's answers (en-US, the fake's
 // default locale) to a second game in a channel and to a user over the
 // rate limit.
-func (cl *loadCluster) busyText() string     { return cl.cat.Text(i18n.DefaultLocale, bot.KeyBusy) }
+func (cl *loadCluster) busyText() string     { return cl.cat.Text(i18n.DefaultLocale, render.KeyBusy) }
 func (cl *loadCluster) slowDownText() string { return cl.cat.Text(i18n.DefaultLocale, bot.KeySlowDown) }
 
 // pause sleeps for d unless ctx ends first.

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/render"
 
-	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -102,7 +102,7 @@ func (cl *loadCluster) finalBoard(ctx context.Context, id string) string {
 		return fmt.Sprintf("shows move %d; game %s is %s after %d moves", move, s.ID, s.Status, len(s.Moves))
 	}
 	for c, emoji := range shown {
-		want := map[game.Mark]string{game.X: bot.EmojiX, game.O: bot.EmojiO}[pos.At(c)]
+		want := map[game.Mark]string{game.X: render.EmojiX, game.O: render.EmojiO}[pos.At(c)]
 		if emoji != want {
 			return fmt.Sprintf("cell %s shows %q, game %s has %q there", c, emoji, s.ID, want)
 		}

@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"slices"
@@ -30,9 +30,9 @@ var nativeNames = map[discordgo.Locale]string{
 	discordgo.ChineseTW: "繁體中文", discordgo.Korean: "한국어",
 }
 
-// languageMenus is how many menus of at most MaxSelectOptions the
+// LanguageMenus is how many menus of at most MaxSelectOptions the
 // language setting takes for n locales and "each player's own".
-func languageMenus(n int) int { return (n + 1 + MaxSelectOptions - 1) / MaxSelectOptions }
+func LanguageMenus(n int) int { return (n + 1 + MaxSelectOptions - 1) / MaxSelectOptions }
 
 // colorSettings is the embed colour of the settings message.
 const colorSettings = 0x5865f2
@@ -104,7 +104,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 		}
 		langs = append(langs, discordgo.SelectMenuOption{Label: label, Value: string(l), Default: st.Language == l})
 	}
-	parts := languageMenus(len(locales))
+	parts := LanguageMenus(len(locales))
 	for i := range parts {
 		chunk := langs[i*len(langs)/parts : (i+1)*len(langs)/parts]
 		text := r.cat.Text(loc, "setting."+settings.Language)
@@ -131,15 +131,15 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 		Embeds:          []*discordgo.MessageEmbed{e},
 		Components:      rows,
 		Flags:           discordgo.MessageFlagsEphemeral,
-		AllowedMentions: noMentions(),
+		AllowedMentions: NoMentions(),
 	}, nil
 }
 
 // SettingChanged renders the private answer to /ttt-admin set: the
 // setting's new value (or that it is back to the default).
 func (r *Renderer) SettingChanged(loc discordgo.Locale, name string, st settings.Server) *discordgo.InteractionResponseData {
-	d := ephemeral(r.cat.Text(loc, "settings.changed", "setting", r.cat.Text(loc, "setting."+name), "value", r.settingText(loc, name, st)))
-	d.AllowedMentions = noMentions()
+	d := Ephemeral(r.cat.Text(loc, "settings.changed", "setting", r.cat.Text(loc, "setting."+name), "value", r.settingText(loc, name, st)))
+	d.AllowedMentions = NoMentions()
 	return d
 }
 
@@ -151,18 +151,18 @@ func (r *Renderer) AuditLog(loc discordgo.Locale, entries []persistence.AuditEnt
 		lines = append(lines, r.cat.Text(loc, "log.empty"))
 	}
 	for i, e := range entries {
-		if i == maxLogLines {
+		if i == AuditLogLines {
 			break
 		}
 		detail := e.Detail
 		if detail != "" {
 			detail = " `" + strings.ReplaceAll(truncate(detail, 120), "`", "'") + "`"
 		}
-		lines = append(lines, r.cat.Text(loc, "log.line", "when", timestamp(e.Time.Unix()), "user", mention(e.User),
+		lines = append(lines, r.cat.Text(loc, "log.line", "when", Timestamp(e.Time.Unix()), "user", Mention(e.User),
 			"action", e.Action)+detail)
 	}
-	d := ephemeral(truncate(strings.Join(lines, "\n"), MaxContentLen))
-	d.AllowedMentions = noMentions()
+	d := Ephemeral(truncate(strings.Join(lines, "\n"), MaxContentLen))
+	d.AllowedMentions = NoMentions()
 	return d
 }
 
@@ -178,7 +178,7 @@ func (t settingTexts) Duration(loc discordgo.Locale, d time.Duration) string {
 	return t.r.cat.Duration(loc, d)
 }
 func (t settingTexts) Rules(loc discordgo.Locale, rules game.Rules) string {
-	return t.r.rulesText(loc, rules)
+	return t.r.RulesText(loc, rules)
 }
 func (t settingTexts) Switch(loc discordgo.Locale, v bool) string { return t.r.switchText(loc, v) }
 
@@ -193,4 +193,15 @@ func (r *Renderer) switchText(loc discordgo.Locale, v bool) string {
 		return "✅ " + r.cat.Text(loc, "settings.on")
 	}
 	return "⛔ " + r.cat.Text(loc, "settings.off")
+}
+
+// List joins items as a sentence's list in loc ("a, b and c").
+func (r *Renderer) List(loc discordgo.Locale, items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + r.cat.Text(loc, "list.and") + items[len(items)-1]
 }

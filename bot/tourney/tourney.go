@@ -1,4 +1,11 @@
-package bot
+// Package tourney is the life of a tournament on Discord as a state
+// machine over its stored record (persistence.Tournament), with the
+// pairing engine (package tournament) deciding who plays whom. It does no
+// I/O: package bot loads the record, applies these steps inside
+// Store.UpdateTournament (so that a step runs once however many processes
+// try it), then creates the games the record names and posts what
+// changed.
+package tourney
 
 import (
 	"errors"
@@ -8,30 +15,25 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
 )
 
-// This file is the life of a tournament as a state machine over its
-// stored record (persistence.Tournament), with the pairing engine
-// (package tournament) deciding who plays whom. It does no I/O: the caller
-// loads the record, applies these steps inside Store.UpdateTournament (so
-// that a step runs once however many processes try it), then creates the
-// games the record names and posts what changed.
-
-// tournamentKeys of the refusals a tournament step can give.
+// Keys of the refusals a tournament step can give.
 const (
-	KeyTournamentTooFew  = "reply.tournament_too_few"
-	KeyTournamentStarted = "reply.tournament_started"
-	KeyTournamentOver    = "reply.tournament_over"
-	KeyTournamentFull    = "reply.tournament_full"
-	KeyTournamentIn      = "reply.tournament_already_in"
-	KeyTournamentNotIn   = "reply.tournament_not_in"
+	KeyTooFew    = "reply.tournament_too_few"
+	KeyStarted   = "reply.tournament_started"
+	KeyOver      = "reply.tournament_over"
+	KeyFull      = "reply.tournament_full"
+	KeyAlreadyIn = "reply.tournament_already_in"
+	KeyNotIn     = "reply.tournament_not_in"
 )
 
-// engineFormat is the engine's format for a stored one.
-func engineFormat(f string) (tournament.Format, error) {
+// EngineFormat is the engine's format for a stored one.
+func EngineFormat(f string) (tournament.Format, error) {
 	switch f {
 	case command.FormatSwiss:
 		return tournament.Swiss, nil
@@ -43,8 +45,8 @@ func engineFormat(f string) (tournament.Format, error) {
 	return 0, fmt.Errorf("bot: tournament format %q", f)
 }
 
-// enginePlayers are the record's entrants as the engine sees them.
-func enginePlayers(t *persistence.Tournament) []tournament.Player {
+// EnginePlayers are the record's entrants as the engine sees them.
+func EnginePlayers(t *persistence.Tournament) []tournament.Player {
 	out := make([]tournament.Player, len(t.Players))
 	for i, e := range t.Players {
 		out[i] = tournament.Player{ID: e.ID, Rating: e.Rating, Withdrawn: e.Withdrawn}
@@ -52,8 +54,8 @@ func enginePlayers(t *persistence.Tournament) []tournament.Player {
 	return out
 }
 
-// engineGames are the record's pairings as the engine's games.
-func engineGames(t *persistence.Tournament) []tournament.Game {
+// EngineGames are the record's pairings as the engine's games.
+func EngineGames(t *persistence.Tournament) []tournament.Game {
 	out := make([]tournament.Game, len(t.Games))
 	for i, p := range t.Games {
 		g := tournament.Game{Round: p.Round, X: p.X, O: p.O, Coin: p.CoinFlip}
@@ -79,9 +81,9 @@ const (
 	resultDraw = "draw"
 )
 
-// forfeitResult is the stored result of a pairing lost without playing
+// ForfeitResult is the stored result of a pairing lost without playing
 // by X (xLost), by O (oLost), or by both (a draw).
-func forfeitResult(xLost, oLost bool) string {
+func ForfeitResult(xLost, oLost bool) string {
 	switch {
 	case xLost && oLost:
 		return resultDraw
@@ -106,52 +108,52 @@ func pairing(g tournament.Game) persistence.Pairing {
 	return p
 }
 
-// joinTournament signs user up: refused once it started, when already in,
+// Join signs user up: refused once it started, when already in,
 // or when full.
-func joinTournament(t *persistence.Tournament, e persistence.Entrant) error {
+func Join(t *persistence.Tournament, e persistence.Entrant) error {
 	switch {
 	case t.Status.Over():
-		return userErr(KeyTournamentOver, "name", t.Name)
+		return i18n.Err(KeyOver, "name", t.Name)
 	case t.Status != persistence.TournamentSignup:
-		return userErr(KeyTournamentStarted, "name", t.Name)
+		return i18n.Err(KeyStarted, "name", t.Name)
 	case slices.ContainsFunc(t.Players, func(p persistence.Entrant) bool { return p.ID == e.ID }):
-		return userErr(KeyTournamentIn, "name", t.Name)
+		return i18n.Err(KeyAlreadyIn, "name", t.Name)
 	case len(t.Players) >= command.MaxTournamentPlayers:
-		return userErr(KeyTournamentFull, "name", t.Name, "count", fmt.Sprint(command.MaxTournamentPlayers))
+		return i18n.Err(KeyFull, "name", t.Name, "count", fmt.Sprint(command.MaxTournamentPlayers))
 	}
 	t.Players = append(t.Players, e)
 	return nil
 }
 
-// leaveTournament takes user off the sign-up; once it started, a player
+// Leave takes user off the sign-up; once it started, a player
 // resigns their games instead.
-func leaveTournament(t *persistence.Tournament, user string) error {
+func Leave(t *persistence.Tournament, user string) error {
 	switch {
 	case t.Status.Over():
-		return userErr(KeyTournamentOver, "name", t.Name)
+		return i18n.Err(KeyOver, "name", t.Name)
 	case t.Status != persistence.TournamentSignup:
-		return userErr(KeyTournamentStarted, "name", t.Name)
+		return i18n.Err(KeyStarted, "name", t.Name)
 	}
 	i := slices.IndexFunc(t.Players, func(p persistence.Entrant) bool { return p.ID == user })
 	if i < 0 {
-		return userErr(KeyTournamentNotIn, "name", t.Name)
+		return i18n.Err(KeyNotIn, "name", t.Name)
 	}
 	t.Players = slices.Delete(t.Players, i, i+1)
 	return nil
 }
 
-// startTournament closes the sign-up and pairs round 1. It is refused
+// Start closes the sign-up and pairs round 1. It is refused
 // with fewer than command.MinTournamentPlayers, or when it is not in sign-up.
-func startTournament(t *persistence.Tournament, now time.Time, rng *rand.Rand) error {
+func Start(t *persistence.Tournament, now time.Time, rng *rand.Rand) error {
 	switch {
 	case t.Status.Over():
-		return userErr(KeyTournamentOver, "name", t.Name)
+		return i18n.Err(KeyOver, "name", t.Name)
 	case t.Status != persistence.TournamentSignup:
-		return userErr(KeyTournamentStarted, "name", t.Name)
+		return i18n.Err(KeyStarted, "name", t.Name)
 	case len(t.Players) < command.MinTournamentPlayers:
-		return userErr(KeyTournamentTooFew, "name", t.Name, "count", fmt.Sprint(len(t.Players)))
+		return i18n.Err(KeyTooFew, "name", t.Name, "count", fmt.Sprint(len(t.Players)))
 	}
-	f, err := engineFormat(t.Format)
+	f, err := EngineFormat(t.Format)
 	if err != nil {
 		return err
 	}
@@ -160,14 +162,14 @@ func startTournament(t *persistence.Tournament, now time.Time, rng *rand.Rand) e
 		t.Rounds = def
 	}
 	t.Status, t.Round, t.Due, t.StartAt = persistence.TournamentRunning, 0, now, time.Time{}
-	_, err = advanceTournament(t, rng)
+	_, err = Advance(t, rng)
 	return err
 }
 
-// recordTournamentGame writes the result of a finished game into its
+// RecordGame writes the result of a finished game into its
 // pairing. It reports whether that changed the record (a result is
 // written once).
-func recordTournamentGame(t *persistence.Tournament, s *persistence.Session) bool {
+func RecordGame(t *persistence.Tournament, s *persistence.Session) bool {
 	for i, p := range t.Games {
 		if p.Game != s.ID || p.Result != "" || s.Status != persistence.StatusFinished {
 			continue
@@ -188,51 +190,51 @@ func recordTournamentGame(t *persistence.Tournament, s *persistence.Session) boo
 	return false
 }
 
-// tournamentStep is what advanceTournament did.
-type tournamentStep int
+// Step is what Advance did.
+type Step int
 
 const (
-	// stepNone: games are still being played.
-	stepNone tournamentStep = iota
-	// stepPaired: new games were paired (a round, or elimination matches).
-	stepPaired
-	// stepFinished: the tournament is over.
-	stepFinished
+	// StepNone: games are still being played.
+	StepNone Step = iota
+	// StepPaired: new games were paired (a round, or elimination matches).
+	StepPaired
+	// StepFinished: the tournament is over.
+	StepFinished
 )
 
-// advanceTournament pairs what can be paired now: the next round of a
+// Advance pairs what can be paired now: the next round of a
 // Swiss or round-robin once every game of the current one has a result,
 // or the elimination games whose players are known; and finishes the
 // tournament when there is nothing left to play. New pairings have no
 // game yet (the caller creates them).
-func advanceTournament(t *persistence.Tournament, rng *rand.Rand) (tournamentStep, error) {
+func Advance(t *persistence.Tournament, rng *rand.Rand) (Step, error) {
 	if t.Status != persistence.TournamentRunning {
-		return stepNone, nil
+		return StepNone, nil
 	}
-	f, err := engineFormat(t.Format)
+	f, err := EngineFormat(t.Format)
 	if err != nil {
-		return stepNone, err
+		return StepNone, err
 	}
-	players, games := enginePlayers(t), engineGames(t)
+	players, games := EnginePlayers(t), EngineGames(t)
 	if f == tournament.SingleElimination {
 		b, err := tournament.NewBracket(players)
 		if err != nil {
-			return stepNone, err
+			return StepNone, err
 		}
 		pr, err := b.Play(games, rng)
 		if err != nil {
-			return stepNone, err
+			return StepNone, err
 		}
 		for _, g := range pr.Flips {
 			t.Games = append(t.Games, pairing(g))
 		}
 		if pr.Champion != "" {
 			t.Status, t.Due = persistence.TournamentFinished, time.Time{}
-			return stepFinished, nil
+			return StepFinished, nil
 		}
-		step := stepNone
+		step := StepNone
 		if len(pr.Flips) > 0 {
-			step = stepPaired
+			step = StepPaired
 		}
 		for _, g := range pr.Next {
 			if !slices.ContainsFunc(t.Games, func(p persistence.Pairing) bool {
@@ -240,19 +242,19 @@ func advanceTournament(t *persistence.Tournament, rng *rand.Rand) (tournamentSte
 			}) {
 				t.Games = append(t.Games, pairing(g))
 				t.Round = max(t.Round, g.Round)
-				step = stepPaired
+				step = StepPaired
 			}
 		}
 		return step, nil
 	}
 	for _, p := range t.Games {
 		if p.Round == t.Round && p.Result == "" {
-			return stepNone, nil // the round is still on
+			return StepNone, nil // the round is still on
 		}
 	}
 	if t.Round >= t.Rounds {
 		t.Status, t.Due = persistence.TournamentFinished, time.Time{}
-		return stepFinished, nil
+		return StepFinished, nil
 	}
 	var next []tournament.Game
 	switch f {
@@ -266,11 +268,11 @@ func advanceTournament(t *persistence.Tournament, rng *rand.Rand) (tournamentSte
 		}
 	}
 	if err != nil {
-		return stepNone, err
+		return StepNone, err
 	}
 	if len(next) == 0 {
 		t.Status, t.Due = persistence.TournamentFinished, time.Time{}
-		return stepFinished, nil
+		return StepFinished, nil
 	}
 	t.Round++
 	for _, g := range next {
@@ -280,13 +282,23 @@ func advanceTournament(t *persistence.Tournament, rng *rand.Rand) (tournamentSte
 		}
 		t.Games = append(t.Games, pairing(g))
 	}
-	return stepPaired, nil
+	return StepPaired, nil
 }
 
-// tournamentStandings ranks a Swiss or round-robin tournament's players.
-func tournamentStandings(t *persistence.Tournament) ([]tournament.Standing, error) {
+// Standings ranks a Swiss or round-robin tournament's players.
+func Standings(t *persistence.Tournament) ([]tournament.Standing, error) {
 	if t.Format == command.FormatElimination {
 		return nil, errors.New("bot: an elimination has placings, not standings")
 	}
-	return tournament.Standings(enginePlayers(t), engineGames(t))
+	return tournament.Standings(EnginePlayers(t), EngineGames(t))
+}
+
+// BusyPatience is how long a tournament game waits for a player who is
+// busy in another game in its channel: the tournament's time per move,
+// as long as a player who does not move is waited for.
+func BusyPatience(t *persistence.Tournament) time.Duration {
+	if t.TurnTime > 0 {
+		return t.TurnTime
+	}
+	return settings.DefaultTurnTime
 }

@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"errors"
@@ -486,5 +486,12 @@ func TestRenderStatsGolden(t *testing.T) {
 	}
 	if n := strings.Count(statsMessages(t, i18n.DefaultLocale)["leaderboard"].Content, "\n"); n != MaxLeaderboardLines {
 		t.Errorf("leaderboard has %d places, want %d", n, MaxLeaderboardLines)
+	}
+}
+
+// TestDaysRoundsUp: a retention period is told in whole days, rounded up.
+func TestDaysRoundsUp(t *testing.T) {
+	if got := days(36 * time.Hour); got != 2 {
+		t.Errorf("days(36h) = %d, want 2 (rounded up)", got)
 	}
 }

@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"slices"
@@ -19,7 +19,7 @@ const MaxLeaderboardLines = 25
 // expected; use NoStats for a user without games.
 func (r *Renderer) Stats(loc discordgo.Locale, st persistence.Stats) *discordgo.InteractionResponseData {
 	lines := []string{
-		r.cat.Text(loc, "stats.title", "player", mention(st.User), "scope", r.scopeText(loc, st.Guild)),
+		r.cat.Text(loc, "stats.title", "player", Mention(st.User), "scope", r.scopeText(loc, st.Guild)),
 		r.cat.Plural(loc, "stats.games", int(st.Games), "wins", r.num(loc, st.Wins), "losses", r.num(loc, st.Losses), "draws", r.num(loc, st.Draws)),
 		r.cat.Text(loc, "stats.rating", "rating", rating(st.Rating), "rated", r.num(loc, st.Rated)),
 	}
@@ -30,16 +30,16 @@ func (r *Renderer) Stats(loc discordgo.Locale, st persistence.Stats) *discordgo.
 	slices.Sort(levels)
 	for _, l := range levels {
 		t := st.VsAI[l]
-		lines = append(lines, r.cat.Text(loc, "stats.vs_ai", "level", r.levelText(loc, l),
+		lines = append(lines, r.cat.Text(loc, "stats.vs_ai", "level", r.LevelText(loc, l),
 			"wins", r.num(loc, t.Wins), "losses", r.num(loc, t.Losses), "draws", r.num(loc, t.Draws)))
 	}
-	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
+	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: NoMentions()}
 }
 
 // NoStats renders /ttt stats for a user without counted games in the
 // scope (guild "" for global).
 func (r *Renderer) NoStats(loc discordgo.Locale, user string) *discordgo.InteractionResponseData {
-	return &discordgo.InteractionResponseData{Content: r.cat.Text(loc, "stats.none", "player", mention(user)), AllowedMentions: noMentions()}
+	return &discordgo.InteractionResponseData{Content: r.cat.Text(loc, "stats.none", "player", Mention(user)), AllowedMentions: NoMentions()}
 }
 
 // Leaderboard renders /ttt leaderboard: a title naming the scope (guild
@@ -53,10 +53,10 @@ func (r *Renderer) Leaderboard(loc discordgo.Locale, guild string, places []pers
 		if i == MaxLeaderboardLines {
 			break
 		}
-		lines = append(lines, r.cat.Text(loc, "leaderboard.line", "rank", r.num(loc, p.Rank), "player", mention(p.User),
+		lines = append(lines, r.cat.Text(loc, "leaderboard.line", "rank", r.num(loc, p.Rank), "player", Mention(p.User),
 			"rating", rating(p.Rating)))
 	}
-	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
+	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: NoMentions()}
 }
 
 func (r *Renderer) scopeText(loc discordgo.Locale, guild string) string {
@@ -66,9 +66,9 @@ func (r *Renderer) scopeText(loc discordgo.Locale, guild string) string {
 	return r.cat.Text(loc, "stats.scope.server")
 }
 
-// levelText is a level's display name, or its registry name if the
+// LevelText is a level's display name, or its registry name if the
 // catalog has none.
-func (r *Renderer) levelText(loc discordgo.Locale, level string) string {
+func (r *Renderer) LevelText(loc discordgo.Locale, level string) string {
 	if key := "level." + level; r.cat.Has(key) {
 		return r.cat.Text(loc, key)
 	}

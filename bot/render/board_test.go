@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai"
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
@@ -269,7 +270,7 @@ func TestRenderHintNamesItsButton(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := bestMoves(context.Background(), pos)
+			h, err := bestMoves(pos)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,4 +312,20 @@ func TestRenderHintNamesItsButton(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bestMoves is the hint of pos as the bot gives it (bot's bestMoves): the
+// moves a perfect player keeps, what they keep and in how many plies.
+func bestMoves(pos game.Position) (HintResult, error) {
+	a, best, err := ai.NewSolver().PerfectChoices(context.Background(), pos, -1)
+	if err != nil {
+		return HintResult{}, err
+	}
+	h := HintResult{Moves: best, Value: a.Value}
+	for _, mv := range a.Moves {
+		if len(best) > 0 && mv.Cell == best[0] {
+			h.Plies = mv.Plies
+		}
+	}
+	return h, nil
 }

@@ -1,16 +1,16 @@
-package bot
+package render
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -27,12 +27,12 @@ const TournamentPictureName = "tournament.png"
 // entrantName shows a tournament player: a mention, or a computer level.
 func (r *Renderer) entrantName(loc discordgo.Locale, id string) string {
 	if level, ok := strings.CutPrefix(id, "ai:"); ok {
-		return r.cat.Text(loc, "player.ai", "level", r.levelText(loc, level))
+		return r.cat.Text(loc, "player.ai", "level", r.LevelText(loc, level))
 	}
 	if strings.HasPrefix(id, persistence.ForgottenPrefix) || id == persistence.ForgottenUser {
 		return r.cat.Text(loc, "player.forgotten")
 	}
-	return mention(id)
+	return Mention(id)
 }
 
 // formatText names a tournament format.
@@ -40,16 +40,16 @@ func (r *Renderer) formatText(loc discordgo.Locale, format string) string {
 	return r.cat.Text(loc, "choice.format."+format)
 }
 
-// tournamentInfo is the line of a tournament's settings: format, board,
+// TournamentInfo is the line of a tournament's settings: format, board,
 // rounds, time per move and whether it is rated.
-func (r *Renderer) tournamentInfo(loc discordgo.Locale, t *persistence.Tournament) string {
+func (r *Renderer) TournamentInfo(loc discordgo.Locale, t *persistence.Tournament) string {
 	rules := t.Rules
 	if rl, err := game.ParseRules(t.Rules); err == nil {
-		rules = r.rulesText(loc, rl)
+		rules = r.RulesText(loc, rl)
 	}
 	rounds := t.Rounds
 	if rounds == 0 {
-		if f, err := engineFormat(t.Format); err == nil {
+		if f, err := tourney.EngineFormat(t.Format); err == nil {
 			rounds = f.Rounds(max(len(t.Players), command.MinTournamentPlayers), t.Double)
 		}
 	}
@@ -65,12 +65,12 @@ func (r *Renderer) tournamentInfo(loc discordgo.Locale, t *persistence.Tournamen
 // settings, when sign-up closes, the players so far, and Join and Leave
 // buttons while it is open.
 func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournament) (*discordgo.InteractionResponseData, error) {
-	lines := []string{r.cat.Text(loc, "tournament.title", "name", t.Name), r.tournamentInfo(loc, t)}
+	lines := []string{r.cat.Text(loc, "tournament.title", "name", t.Name), r.TournamentInfo(loc, t)}
 	switch {
 	case t.Status == persistence.TournamentSignup && !t.StartAt.IsZero():
-		lines = append(lines, r.cat.Text(loc, "tournament.signup_open", "start", timestamp(t.StartAt.Unix())))
+		lines = append(lines, r.cat.Text(loc, "tournament.signup_open", "start", Timestamp(t.StartAt.Unix())))
 	case t.Status == persistence.TournamentSignup:
-		lines = append(lines, r.cat.Text(loc, "tournament.signup_manual", "creator", mention(t.Creator)))
+		lines = append(lines, r.cat.Text(loc, "tournament.signup_manual", "creator", Mention(t.Creator)))
 	case t.Status == persistence.TournamentCancelled:
 		lines = append(lines, r.cat.Text(loc, "tournament.state.cancelled"))
 	default:
@@ -85,7 +85,7 @@ func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournam
 		}
 		lines = append(lines, r.cat.Plural(loc, "tournament.players", len(t.Players), "players", strings.Join(names, " ")))
 	}
-	d := &discordgo.InteractionResponseData{Content: truncate(strings.Join(lines, "\n"), MaxContentLen), AllowedMentions: noMentions()}
+	d := &discordgo.InteractionResponseData{Content: truncate(strings.Join(lines, "\n"), MaxContentLen), AllowedMentions: NoMentions()}
 	if t.Status != persistence.TournamentSignup {
 		d.Components = []discordgo.MessageComponent{}
 		return d, nil
@@ -113,18 +113,18 @@ func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournam
 func (r *Renderer) TournamentCreated(loc discordgo.Locale, t *persistence.Tournament) *discordgo.InteractionResponseData {
 	signup := "<#" + t.Channel + ">"
 	if t.Message != "" {
-		signup = messageLink(t.Guild, t.Channel, t.Message)
+		signup = MessageLink(t.Guild, t.Channel, t.Message)
 	}
 	if t.StartAt.IsZero() {
-		return ephemeral(r.cat.Text(loc, "reply.tournament_created_manual", "name", t.Name, "signup", signup))
+		return Ephemeral(r.cat.Text(loc, "reply.tournament_created_manual", "name", t.Name, "signup", signup))
 	}
-	return ephemeral(r.cat.Text(loc, "reply.tournament_created", "name", t.Name, "signup", signup,
+	return Ephemeral(r.cat.Text(loc, "reply.tournament_created", "name", t.Name, "signup", signup,
 		"start", "<t:"+strconv.FormatInt(t.StartAt.Unix(), 10)+":F>"))
 }
 
-// messageLink is the link to a message in a server's channel, which
+// MessageLink is the link to a message in a server's channel, which
 // Discord shows as the channel and a jump to the message.
-func messageLink(guild, channel, message string) string {
+func MessageLink(guild, channel, message string) string {
 	return "https://discord.com/channels/" + guild + "/" + channel + "/" + message
 }
 
@@ -144,7 +144,7 @@ func (r *Renderer) TournamentBusyForfeit(loc discordgo.Locale, t *persistence.To
 	}
 	return &discordgo.InteractionResponseData{
 		Content: r.cat.Text(loc, "tournament.busy_forfeit", "name", t.Name, "round", r.cat.Number(loc, p.Round),
-			"player", r.entrantName(loc, p.BusyForfeit), "opponent", r.entrantName(loc, opponent), "wait", r.cat.Duration(loc, busyPatience(t))),
+			"player", r.entrantName(loc, p.BusyForfeit), "opponent", r.entrantName(loc, opponent), "wait", r.cat.Duration(loc, tourney.BusyPatience(t))),
 		AllowedMentions: &discordgo.MessageAllowedMentions{Users: users},
 	}
 }
@@ -223,7 +223,7 @@ func (r *Renderer) TournamentStandings(loc discordgo.Locale, t *persistence.Tour
 		Description: truncate(strings.Join(lines, "\n"), MaxEmbedDescLen),
 		Color:       colorTournament,
 	}
-	return &discordgo.InteractionResponseData{Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: noMentions()}
+	return &discordgo.InteractionResponseData{Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: NoMentions()}
 }
 
 // TournamentFinal renders the message that ends a tournament: the
@@ -247,7 +247,7 @@ func (r *Renderer) TournamentFinal(loc discordgo.Locale, t *persistence.Tourname
 	for i, p := range t.Players {
 		legend = append(legend, "#"+strconv.Itoa(i+1)+" "+r.entrantName(loc, p.ID))
 	}
-	d := &discordgo.InteractionResponseData{Content: truncate(strings.Join(lines, "\n"), MaxContentLen), AllowedMentions: noMentions()}
+	d := &discordgo.InteractionResponseData{Content: truncate(strings.Join(lines, "\n"), MaxContentLen), AllowedMentions: NoMentions()}
 	if len(legend) > 0 {
 		// The legend of the picture's seed numbers, in an embed: 64
 		// players' mentions do not fit a message beside the podium.
@@ -264,7 +264,7 @@ func (r *Renderer) TournamentFinal(loc discordgo.Locale, t *persistence.Tourname
 // tournaments, a line each.
 func (r *Renderer) TournamentStatus(loc discordgo.Locale, ts []*persistence.Tournament) *discordgo.InteractionResponseData {
 	if len(ts) == 0 {
-		return ephemeral(r.cat.Text(loc, "tournament.none"))
+		return Ephemeral(r.cat.Text(loc, "tournament.none"))
 	}
 	var lines []string
 	for _, t := range ts {
@@ -281,15 +281,15 @@ func (r *Renderer) TournamentStatus(loc discordgo.Locale, ts []*persistence.Tour
 		}
 		lines = append(lines, r.cat.Text(loc, "tournament.status_line", "name", t.Name, "format", r.formatText(loc, t.Format), "state", state))
 	}
-	d := ephemeral(truncate(strings.Join(lines, "\n"), MaxContentLen))
-	d.AllowedMentions = noMentions()
+	d := Ephemeral(truncate(strings.Join(lines, "\n"), MaxContentLen))
+	d.AllowedMentions = NoMentions()
 	return d
 }
 
-// tournamentPicture draws a finished tournament: an elimination's bracket
+// TournamentPicture draws a finished tournament: an elimination's bracket
 // or the others' standings table, with players as seed numbers (their
 // order of joining, as the legend says).
-func tournamentPicture(t *persistence.Tournament, st []tournament.Standing) ([]byte, error) {
+func TournamentPicture(t *persistence.Tournament, st []tournament.Standing) ([]byte, error) {
 	seed := map[string]string{}
 	for i, p := range t.Players {
 		seed[p.ID] = "#" + strconv.Itoa(i+1)
@@ -358,11 +358,11 @@ func tournamentPicture(t *persistence.Tournament, st []tournament.Standing) ([]b
 // playBracket replays an elimination's record on its bracket (no coin is
 // flipped: the record holds the flips made).
 func playBracket(t *persistence.Tournament) (tournament.Bracket, tournament.Progress, error) {
-	b, err := tournament.NewBracket(enginePlayers(t))
+	b, err := tournament.NewBracket(tourney.EnginePlayers(t))
 	if err != nil {
 		return b, tournament.Progress{}, err
 	}
-	pr, err := b.Play(engineGames(t), nil)
+	pr, err := b.Play(tourney.EngineGames(t), nil)
 	return b, pr, err
 }
 
@@ -392,10 +392,10 @@ func asciiTitle(name string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// tournamentPodium lists the first three places of a finished tournament
+// TournamentPodium lists the first three places of a finished tournament
 // (fewer when it had fewer players): an elimination's champion, runner-up
 // and the better-seeded losing semi-finalist; the others' top standings.
-func tournamentPodium(t *persistence.Tournament, st []tournament.Standing) ([]string, error) {
+func TournamentPodium(t *persistence.Tournament, st []tournament.Standing) ([]string, error) {
 	var out []string
 	if t.Format != command.FormatElimination {
 		for _, s := range st {
@@ -416,7 +416,3 @@ func tournamentPodium(t *persistence.Tournament, st []tournament.Standing) ([]st
 	}
 	return out, nil
 }
-
-// tournamentDue is how long the sweeper waits before it looks at a
-// running tournament again when nothing pokes it.
-const tournamentDue = time.Minute

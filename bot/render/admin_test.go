@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"context"
@@ -331,11 +331,11 @@ func TestModelGolden(t *testing.T) {
 				"shipped":     r.Model(loc, game.Classic(), ModelInfo{Live: shipped, HasLive: true, Params: 5523}),
 				"none":        r.Model(loc, game.Classic(), ModelInfo{}),
 				"rolled_back": r.ModelRolledBack(loc, game.Classic(), "100", persistence.ModelMeta{Rules: "3x3k3", Version: 2, Created: fixedNow}),
-				"no_rollback": r.Error(loc, &UserError{Key: keyNoRollback, Vars: []string{"rules", r.rulesText(loc, game.Classic())}}),
-				"no_model":    r.Error(loc, &UserError{Key: keyNoModelLevel, Vars: []string{"level", r.levelText(loc, "neural"), "rules", r.rulesText(loc, game.Classic())}}),
-				"no_model_boards": r.Error(loc, &UserError{Key: keyNoModelBoards, Vars: []string{"level", r.levelText(loc, "humanlike"), "rules", r.rulesText(loc, sixBySix),
-					"boards", r.boardsText(loc, []string{"5x5k4", "3x3k3", "7x7k5", "4x3xox", "4x4k3"})}}),
-				"running": r.Error(loc, &UserError{Key: KeyRetrainRunning}),
+				"no_rollback": r.Error(loc, &i18n.UserError{Key: KeyNoRollback, Vars: []string{"rules", r.RulesText(loc, game.Classic())}}),
+				"no_model":    r.Error(loc, &i18n.UserError{Key: KeyNoModelLevel, Vars: []string{"level", r.LevelText(loc, "neural"), "rules", r.RulesText(loc, game.Classic())}}),
+				"no_model_boards": r.Error(loc, &i18n.UserError{Key: KeyNoModelBoards, Vars: []string{"level", r.LevelText(loc, "humanlike"), "rules", r.RulesText(loc, sixBySix),
+					"boards", r.BoardsText(loc, []string{"5x5k4", "3x3k3", "7x7k5", "4x3xox", "4x4k3"})}}),
+				"running": r.Error(loc, &i18n.UserError{Key: KeyRetrainRunning}),
 			}
 			got := wireJSON(t, out)
 			if strings.Contains(string(got), "[[") {

@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"strings"
@@ -68,27 +68,27 @@ func (r *Renderer) Privacy(loc discordgo.Locale, info PrivacyInfo) *discordgo.In
 		r.cat.Text(loc, "privacy.forget", "forget_me", r.commandText(loc, command.Name, command.SubForgetMe),
 			"forget_server", r.commandText(loc, command.AdminName, command.SubForgetGuild)),
 	}
-	return ephemeral(strings.Join(lines, "\n"))
+	return Ephemeral(strings.Join(lines, "\n"))
 }
 
-// forgetMeRef is the game field of a forget-me confirmation button.
-func forgetMeRef(user string) persistence.GameID { return persistence.GameID(user + ".me") }
+// ForgetMeRef is the game field of a forget-me confirmation button.
+func ForgetMeRef(user string) persistence.GameID { return persistence.GameID(user + ".me") }
 
-// forgetServerRef is the game field of a forget-server confirmation button.
-func forgetServerRef(guild string) persistence.GameID { return persistence.GameID(guild + ".server") }
+// ForgetServerRef is the game field of a forget-server confirmation button.
+func ForgetServerRef(guild string) persistence.GameID { return persistence.GameID(guild + ".server") }
 
 // ForgetMeConfirm renders the private answer to /ttt forget-me: what will
 // be deleted, and a Confirm button that only user may press. Nothing is
 // deleted before it is pressed.
 func (r *Renderer) ForgetMeConfirm(loc discordgo.Locale, user string) (*discordgo.InteractionResponseData, error) {
-	return r.confirm(loc, "forget_me.confirm", customid.ID{Action: customid.ActionForgetMe, Game: forgetMeRef(user), Owner: user}, "button.forget_me")
+	return r.confirm(loc, "forget_me.confirm", customid.ID{Action: customid.ActionForgetMe, Game: ForgetMeRef(user), Owner: user}, "button.forget_me")
 }
 
 // ForgetServerConfirm renders the private answer to /ttt-admin
 // forget-server: what will be deleted, and a Confirm button that only the
 // moderator who asked may press.
 func (r *Renderer) ForgetServerConfirm(loc discordgo.Locale, guild, user string) (*discordgo.InteractionResponseData, error) {
-	return r.confirm(loc, "forget_server.confirm", customid.ID{Action: customid.ActionForgetServer, Game: forgetServerRef(guild), Owner: user}, "button.forget_server")
+	return r.confirm(loc, "forget_server.confirm", customid.ID{Action: customid.ActionForgetServer, Game: ForgetServerRef(guild), Owner: user}, "button.forget_server")
 }
 
 // confirm is a private text with one red button.
@@ -97,7 +97,7 @@ func (r *Renderer) confirm(loc discordgo.Locale, key string, id customid.ID, but
 	if err != nil {
 		return nil, err
 	}
-	data := ephemeral(r.cat.Text(loc, key))
+	data := Ephemeral(r.cat.Text(loc, key))
 	data.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}}}
 	return data, nil
 }
@@ -105,7 +105,7 @@ func (r *Renderer) confirm(loc discordgo.Locale, key string, id customid.ID, but
 // Forgetting is what a confirmation turns into while the deletion runs,
 // its button gone.
 func (r *Renderer) Forgetting(loc discordgo.Locale) *discordgo.InteractionResponseData {
-	data := ephemeral(r.cat.Text(loc, "forget.working"))
+	data := Ephemeral(r.cat.Text(loc, "forget.working"))
 	data.Components = []discordgo.MessageComponent{}
 	return data
 }
@@ -168,7 +168,7 @@ func (r *Renderer) forgetReport(loc discordgo.Locale, empty bool, nothing, done,
 			lines = append(lines, r.cat.Text(loc, footer))
 		}
 	}
-	data := ephemeral(strings.Join(lines, "\n"))
+	data := Ephemeral(strings.Join(lines, "\n"))
 	data.Components = []discordgo.MessageComponent{}
 	return data
 }

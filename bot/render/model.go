@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"encoding/json"
@@ -33,7 +33,7 @@ type ModelInfo struct {
 // is no network; and, when this process has not switched to the current
 // version yet, what it still plays.
 func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo) *discordgo.InteractionResponseData {
-	rt := r.rulesText(loc, rules)
+	rt := r.RulesText(loc, rules)
 	var lines []string
 	switch {
 	case info.Current.Version > 0:
@@ -42,7 +42,7 @@ func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo)
 	case info.HasLive:
 		lines = append(lines, r.cat.Text(loc, "model.shipped", "rules", rt, "label", info.Live.Version))
 	default:
-		return ephemeral(r.cat.Text(loc, "model.none", "rules", rt))
+		return Ephemeral(r.cat.Text(loc, "model.none", "rules", rt))
 	}
 	if info.HasLive {
 		hidden := make([]string, len(info.Live.Arch.Hidden))
@@ -74,7 +74,7 @@ func (r *Renderer) Model(loc discordgo.Locale, rules game.Rules, info ModelInfo)
 			lines = append(lines, r.cat.Text(loc, "model.lagging", "live", live))
 		}
 	}
-	return ephemeral(strings.Join(lines, "\n"))
+	return Ephemeral(strings.Join(lines, "\n"))
 }
 
 // evalSummary summarises a network's evaluation: for a published version
@@ -108,9 +108,9 @@ func (r *Renderer) evalSummary(loc discordgo.Locale, raw json.RawMessage) string
 // network for rules back to version m.
 func (r *Renderer) ModelRolledBack(loc discordgo.Locale, rules game.Rules, user string, m persistence.ModelMeta) *discordgo.InteractionResponseData {
 	return &discordgo.InteractionResponseData{
-		Content: r.cat.Text(loc, "model.rolled_back", "user", mention(user), "rules", r.rulesText(loc, rules),
+		Content: r.cat.Text(loc, "model.rolled_back", "user", Mention(user), "rules", r.RulesText(loc, rules),
 			"version", strconv.FormatInt(m.Version, 10), "created", longTimestamp(m.Created)),
-		AllowedMentions: noMentions(),
+		AllowedMentions: NoMentions(),
 	}
 }
 
@@ -119,7 +119,7 @@ func (r *Renderer) ModelRolledBack(loc discordgo.Locale, rules game.Rules, user 
 func (r *Renderer) baselineText(loc discordgo.Locale, spec string) string {
 	level, n, ok := strings.Cut(spec, "@")
 	if !ok {
-		return r.levelText(loc, spec)
+		return r.LevelText(loc, spec)
 	}
-	return r.levelText(loc, level) + "@" + n
+	return r.LevelText(loc, level) + "@" + n
 }

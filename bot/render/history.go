@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"bytes"
@@ -73,10 +73,10 @@ func (r *Renderer) History(loc discordgo.Locale, v HistoryView) (*discordgo.Inte
 	board := ""
 	if v.Ref.Rules != "" {
 		if rules, err := game.ParseRules(v.Ref.Rules); err == nil {
-			board = r.cat.Text(loc, "history.board", "rules", r.rulesText(loc, rules))
+			board = r.cat.Text(loc, "history.board", "rules", r.RulesText(loc, rules))
 		}
 	}
-	lines := []string{r.cat.Text(loc, "history.title", "player", mention(v.Ref.User), "board", board)}
+	lines := []string{r.cat.Text(loc, "history.title", "player", Mention(v.Ref.User), "board", board)}
 	if v.Total == 0 || len(v.Entries) == 0 {
 		lines = append(lines, r.cat.Text(loc, "history.none"))
 	} else {
@@ -87,8 +87,8 @@ func (r *Renderer) History(loc discordgo.Locale, v HistoryView) (*discordgo.Inte
 	for i, e := range v.Entries {
 		lines = append(lines, r.historyLine(loc, v.Page*HistoryPage+i+1, e))
 	}
-	data := ephemeral(strings.Join(lines, "\n"))
-	data.AllowedMentions = noMentions()
+	data := Ephemeral(strings.Join(lines, "\n"))
+	data.AllowedMentions = NoMentions()
 	if v.Total <= HistoryPage {
 		return data, nil
 	}
@@ -121,7 +121,7 @@ func (r *Renderer) historyLine(loc discordgo.Locale, n int, e persistence.Histor
 	opp := persistence.Seat{User: e.Opponent.User, AI: persistence.AI{Level: e.Opponent.AI}}
 	rules := e.Rules
 	if rr, err := game.ParseRules(e.Rules); err == nil {
-		rules = r.rulesText(loc, rr)
+		rules = r.RulesText(loc, rr)
 	}
 	var extra []string
 	if e.Rating.Rated {
@@ -133,7 +133,7 @@ func (r *Renderer) historyLine(loc discordgo.Locale, n int, e persistence.Histor
 	}
 	line := r.cat.Text(loc, "history.line", "n", strconv.Itoa(n), "mark", markEmoji(e.Side),
 		"result", r.cat.Text(loc, res), "opponent", r.seatName(loc, opp), "rules", rules,
-		"moves", r.cat.Plural(loc, "count.moves", e.Moves), "when", timestamp(e.Finished.Unix()), "game", string(e.Game))
+		"moves", r.cat.Plural(loc, "count.moves", e.Moves), "when", Timestamp(e.Finished.Unix()), "game", string(e.Game))
 	if len(extra) > 0 {
 		line += " · " + strings.Join(extra, " · ")
 	}
@@ -158,8 +158,8 @@ func sessionOf(g *persistence.ArchivedGame) *persistence.Session {
 // reviewed (notes), the board as text, the game's line up to here for
 // playing on from it, and command.First / Back / Next / Last buttons that only
 // owner may press, plus Review while the game has no review.
-func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply int, owner string, notes *reviewNotes) (*discordgo.InteractionResponseData, error) {
-	rec, err := recordOf(g)
+func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply int, owner string, notes *ReviewNotes) (*discordgo.InteractionResponseData, error) {
+	rec, err := g.Record()
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 	if !pos.Over() {
 		lines = append(lines, r.cat.Text(loc, "replay.share", "line", part.String()))
 	}
-	data := &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
+	data := &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: NoMentions()}
 	nav := []struct {
 		a        customid.Action
 		key      string
@@ -257,7 +257,7 @@ func (r *Renderer) playersText(loc discordgo.Locale, s *persistence.Session, rul
 	return r.cat.Text(loc, "board.players",
 		"xmark", EmojiX, "x", r.seatName(loc, s.Players[0]),
 		"omark", EmojiO, "o", r.seatName(loc, s.Players[1]),
-		"rules", r.rulesText(loc, rules))
+		"rules", r.RulesText(loc, rules))
 }
 
 // Review renders the review of a finished game as an embed: a line per
@@ -268,7 +268,7 @@ func (r *Renderer) playersText(loc discordgo.Locale, s *persistence.Session, rul
 // out, and the value chart as attachment://review.png.
 func (r *Renderer) Review(loc discordgo.Locale, g *persistence.ArchivedGame, rv *review.Review) (*discordgo.InteractionResponseData, error) {
 	s := sessionOf(g)
-	rec, err := recordOf(g)
+	rec, err := g.Record()
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +335,7 @@ func (r *Renderer) Review(loc discordgo.Locale, g *persistence.ArchivedGame, rv 
 	return &discordgo.InteractionResponseData{
 		Embeds:          []*discordgo.MessageEmbed{e},
 		Files:           []*discordgo.File{{Name: ReviewChartName, ContentType: "image/png", Reader: bytes.NewReader(png)}},
-		AllowedMentions: noMentions(),
+		AllowedMentions: NoMentions(),
 	}, nil
 }
 
@@ -345,7 +345,7 @@ func (r *Renderer) reviewLine(loc discordgo.Locale, m review.Move) string {
 		"symbol", verdictSymbol(m.Verdict), "verdict", r.cat.Text(loc, "verdict."+m.Verdict.String()),
 		"before", r.valueText(loc, m.Before, m.Mover), "after", r.valueText(loc, m.After, m.Mover))
 	if m.Verdict != review.Best && m.Verdict != review.Unjudged && len(m.Best) > 0 {
-		line += " · " + r.cat.Text(loc, "review.best", "moves", cellNames(m.Best))
+		line += " · " + r.cat.Text(loc, "review.best", "moves", CellNames(m.Best))
 	}
 	return line
 }
@@ -407,7 +407,7 @@ func chartMark(v review.Verdict) chart.Mark {
 
 // Hint renders the private answer to /ttt hint: the best moves in pos and
 // what they keep, and that the game now counts as assisted.
-func (r *Renderer) Hint(loc discordgo.Locale, pos game.Position, h hintResult) *discordgo.InteractionResponseData {
+func (r *Renderer) Hint(loc discordgo.Locale, pos game.Position, h HintResult) *discordgo.InteractionResponseData {
 	names := make([]string, len(h.Moves))
 	for i, c := range h.Moves {
 		names[i] = "**" + c.String() + "**"
@@ -422,7 +422,7 @@ func (r *Renderer) Hint(loc discordgo.Locale, pos game.Position, h hintResult) *
 		r.cat.Plural(loc, "hint.moves", len(h.Moves), "moves", strings.Join(names, ", "), "value", value),
 		r.cat.Text(loc, "hint.assisted"),
 	}
-	return ephemeral(strings.Join(lines, "\n"))
+	return Ephemeral(strings.Join(lines, "\n"))
 }
 
 // PuzzleLeaderboard renders /ttt leaderboard kind:puzzles: the server's
@@ -436,8 +436,8 @@ func (r *Renderer) PuzzleLeaderboard(loc discordgo.Locale, places []persistence.
 		if i == MaxLeaderboardLines {
 			break
 		}
-		lines = append(lines, r.cat.Text(loc, "puzzle.board_line", "rank", strconv.Itoa(i+1), "player", mention(p.User),
+		lines = append(lines, r.cat.Text(loc, "puzzle.board_line", "rank", strconv.Itoa(i+1), "player", Mention(p.User),
 			"solved", r.cat.Number(loc, p.Solved), "streak", r.cat.Number(loc, p.Streak)))
 	}
-	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: noMentions()}
+	return &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: NoMentions()}
 }

@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"errors"
@@ -39,8 +39,8 @@ const (
 // the progress then replaces.
 func (r *Renderer) RetrainStarted(loc discordgo.Locale, rules game.Rules, user string) *discordgo.InteractionResponseData {
 	return &discordgo.InteractionResponseData{
-		Content:         r.cat.Text(loc, "retrain.started", "rules", r.rulesText(loc, rules), "user", mention(user)),
-		AllowedMentions: noMentions(),
+		Content:         r.cat.Text(loc, "retrain.started", "rules", r.RulesText(loc, rules), "user", Mention(user)),
+		AllowedMentions: NoMentions(),
 	}
 }
 
@@ -53,7 +53,7 @@ func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user 
 	if key := "retrain.stage." + p.Stage; r.cat.Has(key) {
 		stage = r.cat.Text(loc, key)
 	}
-	vars := []string{"rules", r.rulesText(loc, rules), "user", mention(user), "stage", stage}
+	vars := []string{"rules", r.RulesText(loc, rules), "user", Mention(user), "stage", stage}
 	var lines []string
 	if p.Total > 0 {
 		lines = append(lines, r.cat.Text(loc, "retrain.progress_count", append(vars, "done", r.cat.Number(loc, p.Done), "total", r.cat.Number(loc, p.Total))...))
@@ -67,7 +67,7 @@ func (r *Renderer) RetrainProgress(loc discordgo.Locale, rules game.Rules, user 
 			lines = append(lines, r.cat.Text(loc, "retrain.epoch_held", "policy", r.percent(loc, e.ValidPolicyAcc), "human", r.percent(loc, e.ValidHumanAcc)))
 		}
 	}
-	lines = append(lines, r.cat.Text(loc, "retrain.since", "ago", timestamp(started.Unix())))
+	lines = append(lines, r.cat.Text(loc, "retrain.since", "ago", Timestamp(started.Unix())))
 	return strings.Join(lines, "\n")
 }
 
@@ -105,7 +105,7 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 	rules, err := game.ParseRules(rep.Rules)
 	name := rep.Rules
 	if err == nil {
-		name = r.rulesText(loc, rules)
+		name = r.RulesText(loc, rules)
 	}
 	e := &discordgo.MessageEmbed{
 		Title: r.cat.Text(loc, "retrain.title", "rules", name),

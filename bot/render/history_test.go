@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func blunderGame(t testing.TB) *persistence.ArchivedGame {
 // reviewOf reviews g as the bot does.
 func reviewOf(t testing.TB, g *persistence.ArchivedGame) *review.Review {
 	t.Helper()
-	rec, err := recordOf(g)
+	rec, err := g.Record()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +141,11 @@ func TestRenderHistoryLongest(t *testing.T) {
 func TestRenderReplayGolden(t *testing.T) {
 	r := testRenderer(t)
 	g := blunderGame(t)
-	notes := notesOf(reviewOf(t, g))
+	notes := NotesOf(reviewOf(t, g))
 	cases := []struct {
 		name  string
 		ply   int
-		notes *reviewNotes
+		notes *ReviewNotes
 	}{
 		{"start", 0, nil},
 		{"mid", 4, nil},
@@ -246,11 +246,11 @@ func TestRenderHintGolden(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		h    hintResult
+		h    HintResult
 	}{
-		{"draw-many", hintResult{Moves: cells(t, "3x3k3", "b1", "c1"), Value: game.Draw, Plies: 7}},
-		{"win", hintResult{Moves: cells(t, "3x3k3", "c3"), Value: game.XWins, Plies: 3}},
-		{"estimate", hintResult{Moves: cells(t, "3x3k3", "c3"), Value: game.Ongoing}},
+		{"draw-many", HintResult{Moves: cells(t, "3x3k3", "b1", "c1"), Value: game.Draw, Plies: 7}},
+		{"win", HintResult{Moves: cells(t, "3x3k3", "c3"), Value: game.XWins, Plies: 3}},
+		{"estimate", HintResult{Moves: cells(t, "3x3k3", "c3"), Value: game.Ongoing}},
 	}
 	for _, loc := range goldenLocales {
 		for _, tc := range cases {

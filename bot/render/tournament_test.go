@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/tourney"
+	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -32,12 +34,12 @@ func playedTournament(t *testing.T, format string, n int) *persistence.Tournamen
 		}
 		tn.Players = append(tn.Players, persistence.Entrant{ID: id, Rating: 1500 - 10*float64(i)})
 	}
-	if err := startTournament(tn, fixedNow, rng); err != nil {
+	if err := tourney.Start(tn, fixedNow, rng); err != nil {
 		t.Fatal(err)
 	}
 	for tn.Status == persistence.TournamentRunning {
 		playRound(t, tn, rng, format != command.FormatElimination)
-		if _, err := advanceTournament(tn, rng); err != nil {
+		if _, err := tourney.Advance(tn, rng); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +55,7 @@ func TestRenderTournamentGolden(t *testing.T) {
 	r := testRenderer(t)
 	swiss := playedTournament(t, command.FormatSwiss, 9)
 	elim := playedTournament(t, command.FormatElimination, 6)
-	st, err := tournamentStandings(swiss)
+	st, err := tourney.Standings(swiss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestRenderTournamentGolden(t *testing.T) {
 				if tn == elim {
 					tst = nil
 				}
-				podium, err := tournamentPodium(tn, tst)
+				podium, err := TournamentPodium(tn, tst)
 				if err != nil || len(podium) != 3 {
 					t.Fatalf("podium %v %v", podium, err)
 				}
@@ -108,7 +110,7 @@ func TestRenderTournamentGolden(t *testing.T) {
 		})
 	}
 	for name, tn := range map[string]*persistence.Tournament{"swiss": swiss, "elimination": elim} {
-		png, err := tournamentPicture(tn, st)
+		png, err := TournamentPicture(tn, st)
 		if err != nil {
 			t.Fatalf("%s picture: %v", name, err)
 		}
@@ -133,14 +135,14 @@ func TestRenderTournament64(t *testing.T) {
 	r := testRenderer(t)
 	swiss := playedTournament(t, command.FormatSwiss, 64)
 	elim := playedTournament(t, command.FormatElimination, 64)
-	st, err := tournamentStandings(swiss)
+	st, err := tourney.Standings(swiss)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, loc := range testCatalog(t).Locales() {
 		checked(t, r.TournamentStandings(loc, swiss, swiss.Round, st))
 		for _, tn := range []*persistence.Tournament{swiss, elim} {
-			podium, err := tournamentPodium(tn, st)
+			podium, err := TournamentPodium(tn, st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,4 +167,34 @@ func TestHalfPoints(t *testing.T) {
 			t.Errorf("halfPoints(%v) = %q, want %q", p, got, want)
 		}
 	}
+}
+
+// playRound gives every pairing without a game one (as the bot's creating
+// step would) and finishes it with a result drawn from rng, as the game's
+// end would; it returns how many games it played.
+func playRound(t *testing.T, tn *persistence.Tournament, rng *rand.Rand, draws bool) int {
+	t.Helper()
+	n := 0
+	for i := range tn.Games {
+		p := &tn.Games[i]
+		if p.Bye() || p.Result != "" {
+			continue
+		}
+		if p.Game == "" {
+			p.Game = persistence.GameID(fmt.Sprintf("C.r%dg%d", p.Round, i))
+		}
+		res := []game.Result{game.XWins, game.OWins, game.Draw}[rng.IntN(3)]
+		if !draws && res == game.Draw {
+			res = game.XWins
+		}
+		s := &persistence.Session{ID: p.Game, Status: persistence.StatusFinished, Result: res, End: persistence.ByWin}
+		if !tourney.RecordGame(tn, s) {
+			t.Fatalf("result of %s not recorded", p.Game)
+		}
+		if tourney.RecordGame(tn, s) {
+			t.Fatalf("result of %s recorded twice", p.Game)
+		}
+		n++
+	}
+	return n
 }

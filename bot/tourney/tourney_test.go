@@ -1,4 +1,4 @@
-package bot
+package tourney
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/bot/command"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -31,10 +32,10 @@ func playRound(t *testing.T, tn *persistence.Tournament, rng *rand.Rand, draws b
 			res = game.XWins
 		}
 		s := &persistence.Session{ID: p.Game, Status: persistence.StatusFinished, Result: res, End: persistence.ByWin}
-		if !recordTournamentGame(tn, s) {
+		if !RecordGame(tn, s) {
 			t.Fatalf("result of %s not recorded", p.Game)
 		}
-		if recordTournamentGame(tn, s) {
+		if RecordGame(tn, s) {
 			t.Fatalf("result of %s recorded twice", p.Game)
 		}
 		n++
@@ -57,7 +58,7 @@ func TestTournamentSwissNine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	tn := &persistence.Tournament{ID: "t", Name: "Nine", Format: command.FormatSwiss, Rounds: 4, Status: persistence.TournamentSignup, Players: entrants(9)}
 	now := time.Unix(1_800_000_000, 0)
-	if err := startTournament(tn, now, rng); err != nil {
+	if err := Start(tn, now, rng); err != nil {
 		t.Fatal(err)
 	}
 	if tn.Status != persistence.TournamentRunning || tn.Round != 1 || tn.Rounds != 4 {
@@ -83,25 +84,25 @@ func TestTournamentSwissNine(t *testing.T) {
 		if len(seen) != 9+1 || byes != 1 { // the bye's empty O counts once
 			t.Fatalf("round %d: %d players, %d byes", round, len(seen)-1, byes)
 		}
-		if step, err := advanceTournament(tn, rng); err != nil || step != stepNone {
+		if step, err := Advance(tn, rng); err != nil || step != StepNone {
 			t.Fatalf("advance with the round unplayed: %v %v", step, err)
 		}
 		if n := playRound(t, tn, rng, true); n != 4 {
 			t.Fatalf("round %d played %d games, want 4", round, n)
 		}
-		step, err := advanceTournament(tn, rng)
+		step, err := Advance(tn, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := stepPaired; round == 4 {
-			if step != stepFinished || tn.Status != persistence.TournamentFinished || !tn.Due.IsZero() {
+		if want := StepPaired; round == 4 {
+			if step != StepFinished || tn.Status != persistence.TournamentFinished || !tn.Due.IsZero() {
 				t.Fatalf("after round 4: step %v status %d", step, tn.Status)
 			}
 		} else if step != want || tn.Round != round+1 {
 			t.Fatalf("after round %d: step %v round %d", round, step, tn.Round)
 		}
 	}
-	st, err := tournamentStandings(tn)
+	st, err := Standings(tn)
 	if err != nil || len(st) != 9 {
 		t.Fatalf("standings %v %v", st, err)
 	}
@@ -120,7 +121,7 @@ func TestTournamentEliminationSix(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 6))
 		tn := &persistence.Tournament{ID: "t", Name: "Six", Format: command.FormatElimination, Status: persistence.TournamentSignup, Players: entrants(6)}
-		if err := startTournament(tn, time.Unix(0, 0), rng); err != nil {
+		if err := Start(tn, time.Unix(0, 0), rng); err != nil {
 			t.Fatal(err)
 		}
 		if tn.Rounds != 3 {
@@ -131,7 +132,7 @@ func TestTournamentEliminationSix(t *testing.T) {
 				t.Fatalf("seed %d: no champion after 40 steps: %+v", seed, tn.Games)
 			}
 			playRound(t, tn, rng, true)
-			if _, err := advanceTournament(tn, rng); err != nil {
+			if _, err := Advance(tn, rng); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -144,7 +145,7 @@ func TestTournamentEliminationSix(t *testing.T) {
 func TestTournamentRoundRobinDouble(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tn := &persistence.Tournament{ID: "t", Name: "RR", Format: command.FormatRoundRobin, Double: true, Status: persistence.TournamentSignup, Players: entrants(4)}
-	if err := startTournament(tn, time.Unix(0, 0), rng); err != nil {
+	if err := Start(tn, time.Unix(0, 0), rng); err != nil {
 		t.Fatal(err)
 	}
 	if tn.Rounds != 6 {
@@ -153,7 +154,7 @@ func TestTournamentRoundRobinDouble(t *testing.T) {
 	games := 0
 	for tn.Status == persistence.TournamentRunning {
 		games += playRound(t, tn, rng, true)
-		if _, err := advanceTournament(tn, rng); err != nil {
+		if _, err := Advance(tn, rng); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,45 +166,45 @@ func TestTournamentRoundRobinDouble(t *testing.T) {
 func TestTournamentSignupRefusals(t *testing.T) {
 	tn := &persistence.Tournament{ID: "t", Name: "Cup", Format: command.FormatSwiss, Status: persistence.TournamentSignup}
 	key := func(err error) string {
-		var ue *UserError
+		var ue *i18n.UserError
 		if errors.As(err, &ue) {
 			return ue.Key
 		}
 		return fmt.Sprint(err)
 	}
-	if k := key(startTournament(tn, time.Unix(0, 0), nil)); k != KeyTournamentTooFew {
+	if k := key(Start(tn, time.Unix(0, 0), nil)); k != KeyTooFew {
 		t.Errorf("start with nobody: %s", k)
 	}
-	if err := joinTournament(tn, persistence.Entrant{ID: "1"}); err != nil {
+	if err := Join(tn, persistence.Entrant{ID: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	if k := key(joinTournament(tn, persistence.Entrant{ID: "1"})); k != KeyTournamentIn {
+	if k := key(Join(tn, persistence.Entrant{ID: "1"})); k != KeyAlreadyIn {
 		t.Errorf("joining twice: %s", k)
 	}
-	if k := key(startTournament(tn, time.Unix(0, 0), nil)); k != KeyTournamentTooFew {
+	if k := key(Start(tn, time.Unix(0, 0), nil)); k != KeyTooFew {
 		t.Errorf("start with one player: %s", k)
 	}
-	if k := key(leaveTournament(tn, "2")); k != KeyTournamentNotIn {
+	if k := key(Leave(tn, "2")); k != KeyNotIn {
 		t.Errorf("leaving without being in: %s", k)
 	}
-	if err := joinTournament(tn, persistence.Entrant{ID: "ai:perfect"}); err != nil {
+	if err := Join(tn, persistence.Entrant{ID: "ai:perfect"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := startTournament(tn, time.Unix(0, 0), rand.New(rand.NewPCG(1, 1))); err != nil {
+	if err := Start(tn, time.Unix(0, 0), rand.New(rand.NewPCG(1, 1))); err != nil {
 		t.Fatal(err)
 	}
-	if k := key(leaveTournament(tn, "1")); k != KeyTournamentStarted {
+	if k := key(Leave(tn, "1")); k != KeyStarted {
 		t.Errorf("leaving after the start: %s", k)
 	}
-	if k := key(joinTournament(tn, persistence.Entrant{ID: "3"})); k != KeyTournamentStarted {
+	if k := key(Join(tn, persistence.Entrant{ID: "3"})); k != KeyStarted {
 		t.Errorf("joining after the start: %s", k)
 	}
 	tn.Status = persistence.TournamentCancelled
-	if k := key(joinTournament(tn, persistence.Entrant{ID: "3"})); k != KeyTournamentOver {
+	if k := key(Join(tn, persistence.Entrant{ID: "3"})); k != KeyOver {
 		t.Errorf("joining a cancelled one: %s", k)
 	}
 	full := &persistence.Tournament{Name: "Full", Format: command.FormatSwiss, Status: persistence.TournamentSignup, Players: entrants(command.MaxTournamentPlayers)}
-	if k := key(joinTournament(full, persistence.Entrant{ID: "x"})); k != KeyTournamentFull {
+	if k := key(Join(full, persistence.Entrant{ID: "x"})); k != KeyFull {
 		t.Errorf("joining a full one: %s", k)
 	}
 }

@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"errors"
@@ -112,15 +112,15 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 	lines = append(lines, r.playersText(loc, s, rules))
 	if live {
 		vars := []string{"mark", markEmoji(toMove), "player", r.seatName(loc, s.Seat(toMove))}
-		if s.Deadline.IsZero() || isDuel(s) {
+		if s.Deadline.IsZero() || s.Duel() {
 			lines = append(lines, r.cat.Text(loc, "board.turn", vars...))
 		} else {
-			lines = append(lines, r.cat.Text(loc, "board.deadline", append(vars, "deadline", timestamp(s.Deadline.Unix()))...))
+			lines = append(lines, r.cat.Text(loc, "board.deadline", append(vars, "deadline", Timestamp(s.Deadline.Unix()))...))
 		}
 	} else {
 		lines = append(lines, r.resultText(loc, s))
 		for _, c := range ratings {
-			lines = append(lines, r.cat.Text(loc, "rating.line", "player", mention(c.User),
+			lines = append(lines, r.cat.Text(loc, "rating.line", "player", Mention(c.User),
 				"before", rating(c.Before), "after", rating(c.After),
 				"delta", signed(int(math.Round(c.After))-int(math.Round(c.Before)))))
 		}
@@ -184,7 +184,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 	return &discordgo.InteractionResponseData{
 		Content:         strings.Join(lines, "\n"),
 		Components:      rows,
-		AllowedMentions: noMentions(),
+		AllowedMentions: NoMentions(),
 	}, nil
 }
 
@@ -236,7 +236,7 @@ func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, pos 
 	switch {
 	case s.Status.Live() && !pos.Over():
 		return r.cat.Text(loc, "puzzle.task", "day", day, "mark", markEmoji(side), "player", r.seatName(loc, user))
-	case puzzleSolved(s, side):
+	case PuzzleSolved(s, side):
 		return r.cat.Text(loc, "puzzle.solved", "day", day, "player", r.seatName(loc, user))
 	case s.End == persistence.ByTimeout && s.Result == game.XWins && side == game.O, s.End == persistence.ByTimeout && s.Result == game.OWins && side == game.X:
 		return r.cat.Text(loc, "puzzle.timeout", "day", day, "player", r.seatName(loc, user))
@@ -259,10 +259,10 @@ func puzzleDay(day string) string {
 	return "<t:" + strconv.FormatInt(t.Add(12*time.Hour).Unix(), 10) + ":D>"
 }
 
-// puzzleSolved reports whether the user playing side solved the puzzle of
+// PuzzleSolved reports whether the user playing side solved the puzzle of
 // s: they completed their line. A win any other way (the computer's time
 // running out) is not a solution.
-func puzzleSolved(s *persistence.Session, side game.Mark) bool {
+func PuzzleSolved(s *persistence.Session, side game.Mark) bool {
 	return s.End == persistence.ByWin && (s.Result == game.XWins && side == game.X || s.Result == game.OWins && side == game.O)
 }
 
@@ -284,7 +284,7 @@ func (r *Renderer) resultText(loc discordgo.Locale, s *persistence.Session) stri
 		return wl("result.resign")
 	case s.End == persistence.ByTimeout && winner != game.Empty:
 		return wl("result.timeout")
-	case s.End == persistence.ByModerator && isDuel(s):
+	case s.End == persistence.ByModerator && s.Duel():
 		return r.cat.Text(loc, "result.duel_stopped")
 	case s.End == persistence.ByModerator:
 		return r.cat.Text(loc, "result.moderator")
@@ -313,19 +313,19 @@ func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by st
 	}
 	challenger := s.Seat(s.Challenger).User
 	opponent := s.Seat(s.Challenger.Other()).User
-	out := &discordgo.InteractionResponseData{AllowedMentions: noMentions(), Components: []discordgo.MessageComponent{}}
+	out := &discordgo.InteractionResponseData{AllowedMentions: NoMentions(), Components: []discordgo.MessageComponent{}}
 	if s.Status != persistence.StatusOpen {
 		switch {
 		case s.End == persistence.ByDecline && by == challenger:
-			out.Content = r.cat.Text(loc, "challenge.cancelled", "challenger", mention(challenger))
+			out.Content = r.cat.Text(loc, "challenge.cancelled", "challenger", Mention(challenger))
 		case s.End == persistence.ByDecline:
-			out.Content = r.cat.Text(loc, "challenge.declined", "opponent", mention(by))
+			out.Content = r.cat.Text(loc, "challenge.declined", "opponent", Mention(by))
 		default:
 			out.Content = r.cat.Text(loc, "challenge.expired")
 		}
 		return out, nil
 	}
-	rt := r.rulesText(loc, rules)
+	rt := r.RulesText(loc, rules)
 	var lines []string
 	var buttons []discordgo.MessageComponent
 	add := func(a customid.Action, key string, style discordgo.ButtonStyle) error {
@@ -334,20 +334,20 @@ func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by st
 		return err
 	}
 	if opponent != "" {
-		lines = append(lines, r.cat.Text(loc, "challenge.direct", "challenger", mention(challenger), "opponent", mention(opponent), "rules", rt))
+		lines = append(lines, r.cat.Text(loc, "challenge.direct", "challenger", Mention(challenger), "opponent", Mention(opponent), "rules", rt))
 		out.AllowedMentions.Users = []string{opponent}
 		err = errors.Join(add(customid.ActionAccept, "button.accept", discordgo.SuccessButton),
 			add(customid.ActionDecline, "button.decline", discordgo.DangerButton))
 	} else {
-		lines = append(lines, r.cat.Text(loc, "challenge.open", "challenger", mention(challenger), "rules", rt))
+		lines = append(lines, r.cat.Text(loc, "challenge.open", "challenger", Mention(challenger), "rules", rt))
 		err = add(customid.ActionJoin, "button.join", discordgo.SuccessButton)
 	}
 	if err = errors.Join(err, add(customid.ActionCancel, "button.cancel", discordgo.SecondaryButton)); err != nil {
 		return nil, fmt.Errorf("bot: render challenge: %w", err)
 	}
-	lines = append(lines, r.cat.Text(loc, "challenge.sides", "challenger", mention(challenger), "mark", markEmoji(s.Challenger)))
+	lines = append(lines, r.cat.Text(loc, "challenge.sides", "challenger", Mention(challenger), "mark", markEmoji(s.Challenger)))
 	if !s.Deadline.IsZero() {
-		lines = append(lines, r.cat.Text(loc, "challenge.expires", "deadline", timestamp(s.Deadline.Unix())))
+		lines = append(lines, r.cat.Text(loc, "challenge.expires", "deadline", Timestamp(s.Deadline.Unix())))
 	}
 	out.Content = strings.Join(lines, "\n")
 	out.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: buttons}}
@@ -357,25 +357,25 @@ func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by st
 // Reply returns a short ephemeral reply: the text of key (usually one of
 // the Key constants) with its placeholder values.
 func (r *Renderer) Reply(loc discordgo.Locale, key string, vars ...string) *discordgo.InteractionResponseData {
-	return ephemeral(r.cat.Text(loc, key, vars...))
+	return Ephemeral(r.cat.Text(loc, key, vars...))
 }
 
 // Error returns the ephemeral reply for err: the user's message of a
 // *UserError or a known sentinel (see i18n.Catalog.Error), else a generic one.
 func (r *Renderer) Error(loc discordgo.Locale, err error) *discordgo.InteractionResponseData {
-	return ephemeral(ErrorText(r.cat, loc, err))
+	return Ephemeral(ErrorText(r.cat, loc, err))
 }
 
 // Help returns the ephemeral /ttt help text.
 func (r *Renderer) Help(loc discordgo.Locale) *discordgo.InteractionResponseData {
-	return ephemeral(r.cat.Text(loc, "help.text"))
+	return Ephemeral(r.cat.Text(loc, "help.text"))
 }
 
-func ephemeral(content string) *discordgo.InteractionResponseData {
+func Ephemeral(content string) *discordgo.InteractionResponseData {
 	return &discordgo.InteractionResponseData{
 		Content:         content,
 		Flags:           discordgo.MessageFlagsEphemeral,
-		AllowedMentions: noMentions(),
+		AllowedMentions: NoMentions(),
 	}
 }
 
@@ -391,18 +391,18 @@ func (r *Renderer) button(loc discordgo.Locale, id customid.ID, key string, styl
 func (r *Renderer) seatName(loc discordgo.Locale, st persistence.Seat) string {
 	switch {
 	case st.IsAI():
-		return r.cat.Text(loc, "player.ai", "level", r.levelText(loc, st.AI.Level))
+		return r.cat.Text(loc, "player.ai", "level", r.LevelText(loc, st.AI.Level))
 	case st.User == persistence.ForgottenUser:
 		return r.cat.Text(loc, "player.forgotten")
 	case st.User != "":
-		return mention(st.User)
+		return Mention(st.User)
 	}
 	return r.cat.Text(loc, "player.open")
 }
 
-// boardsText lists boards given by their rules keys, in the order of the
+// BoardsText lists boards given by their rules keys, in the order of the
 // board menu (any others after, as given): "3×3, 3 in a row · 4×3 X-O-X".
-func (r *Renderer) boardsText(loc discordgo.Locale, keys []string) string {
+func (r *Renderer) BoardsText(loc discordgo.Locale, keys []string) string {
 	rank := func(k string) int {
 		if i := slices.Index(settings.PresetKeys(), k); i >= 0 {
 			return i
@@ -415,14 +415,14 @@ func (r *Renderer) boardsText(loc discordgo.Locale, keys []string) string {
 	for i, k := range keys {
 		parts[i] = k
 		if rules, err := game.ParseRules(k); err == nil {
-			parts[i] = r.rulesText(loc, rules)
+			parts[i] = r.RulesText(loc, rules)
 		}
 	}
 	return strings.Join(parts, " · ")
 }
 
-// rulesText describes rules: "4×4, 3 in a row" or "4×3 X-O-X".
-func (r *Renderer) rulesText(loc discordgo.Locale, rules game.Rules) string {
+// RulesText describes rules: "4×4, 3 in a row" or "4×3 X-O-X".
+func (r *Renderer) RulesText(loc discordgo.Locale, rules game.Rules) string {
 	key := "rules.kinarow"
 	if rules.Variant() == game.XOX {
 		key = "rules.xox"
@@ -440,10 +440,10 @@ func markEmoji(m game.Mark) string {
 	return ""
 }
 
-func mention(user string) string { return "<@" + user + ">" }
+func Mention(user string) string { return "<@" + user + ">" }
 
-// timestamp is a Discord relative timestamp, shown as "in 5 minutes".
-func timestamp(unix int64) string { return "<t:" + strconv.FormatInt(unix, 10) + ":R>" }
+// Timestamp is a Discord relative timestamp, shown as "in 5 minutes".
+func Timestamp(unix int64) string { return "<t:" + strconv.FormatInt(unix, 10) + ":R>" }
 
 // rating writes a rating as a whole number without grouping, as chess
 // sites do ("1500", in every locale).
@@ -456,6 +456,6 @@ func signed(n int) string {
 	return "−" + strconv.Itoa(-n)
 }
 
-func noMentions() *discordgo.MessageAllowedMentions {
+func NoMentions() *discordgo.MessageAllowedMentions {
 	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
 }

@@ -67,7 +67,7 @@ func loadOf(st sched.Start) float64 {
 // may start; a refusal is the private "busy" answer, counted.
 func (b *Bot) admit(c *call, class sched.Class, kind string) error {
 	if err := b.pool.Admit(class, c.user); err != nil {
-		b.metrics.shed(kind)
+		b.metrics.Shed(kind)
 		return &UserError{Key: KeyOverloaded, Err: err}
 	}
 	return nil
@@ -88,7 +88,7 @@ func (b *Bot) admitGame(c *call, kind, rules string, seats ...persistence.Seat) 
 // recording how long it waited.
 func (b *Bot) work(ctx context.Context, j sched.Job, fn func(ctx context.Context, st sched.Start) error) error {
 	return b.pool.Do(ctx, j, func(ctx context.Context, st sched.Start) error {
-		b.metrics.queued(j.Class, st.Waited)
+		b.metrics.Queued(j.Class, st.Waited)
 		return fn(ctx, st)
 	})
 }
@@ -116,7 +116,7 @@ func (b *Bot) thinkAndPlay(ctx context.Context, j sched.Job, s *persistence.Sess
 	err := b.work(ctx, j, func(ctx context.Context, st sched.Start) error {
 		load := loadOf(st)
 		if load > 0 {
-			b.metrics.shrink(seat.AI.Level)
+			b.metrics.Shrink(seat.AI.Level)
 		}
 		var err error
 		s, err = b.aiMove(ctx, s, seat, b.aiTimeout(seat), load, owe)

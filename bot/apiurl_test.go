@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/rest"
 )
 
 func TestRedirectClient(t *testing.T) {
@@ -33,7 +33,7 @@ func TestRedirectClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = nil
-			resp, err := bot.RedirectClient(base, 5*time.Second).Get(tt.request)
+			resp, err := rest.RedirectClient(base, 5*time.Second).Get(tt.request)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ func TestRedirectClient(t *testing.T) {
 	// request fails rather than reaching the server.
 	base, _ := url.Parse(srv.URL)
 	got = nil
-	if _, err := bot.RedirectClient(base, time.Second).Get("http://not-discord.invalid/x"); err == nil || len(got) != 0 {
+	if _, err := rest.RedirectClient(base, time.Second).Get("http://not-discord.invalid/x"); err == nil || len(got) != 0 {
 		t.Fatalf("a request for another host reached the server (%v, %v)", got, err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -132,7 +133,7 @@ func newBenchRig(b *testing.B, levels *ai.Registry, models *nn.Set) *benchRig {
 		Logger: slog.New(slog.DiscardHandler), AppID: "1", Models: models},
 		// The players click at machine speed: a rate-limit bucket that never
 		// runs out keeps its check (and round trip) in what is measured.
-		bot.Options{Metrics: bot.NewMetrics(bot.NewMetricRegistry()), RateBurst: 1 << 30})
+		bot.Options{Metrics: metrics.New(metrics.NewRegistry()), RateBurst: 1 << 30})
 	if err != nil {
 		b.Fatal(err)
 	}

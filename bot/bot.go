@@ -22,7 +22,9 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -51,7 +53,7 @@ const (
 type Deps struct {
 	// Discord answers interactions and registers commands; in production
 	// the *discordgo.Session.
-	Discord Discord
+	Discord rest.Discord
 	// Store holds the games, stats and corpus.
 	Store *persistence.Store
 	// Levels are the AI levels offered by /ttt vs-ai.
@@ -93,7 +95,7 @@ type Options struct {
 	// DefaultHandlerTimeout.
 	HandlerTimeout time.Duration
 	// Metrics, if set, count interactions by type and outcome and time them.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// TurnTime is how long a player has for each move before losing on
 	// time; default settings.DefaultTurnTime.
 	TurnTime time.Duration
@@ -145,8 +147,8 @@ type Bot struct {
 	// dc is base wrapped so that the bot's own writes are retried (see
 	// retryingDiscord); base is the Discord the Bot was given, for the
 	// optional interfaces it may have.
-	dc         Discord
-	base       Discord
+	dc         rest.Discord
+	base       rest.Discord
 	store      *persistence.Store
 	levels     *ai.Registry
 	levelNames []string
@@ -161,7 +163,7 @@ type Bot struct {
 	moveTimeout    time.Duration
 	handlerTimeout time.Duration
 	lc             lifecycle
-	metrics        *Metrics
+	metrics        *metrics.Metrics
 	models         *nn.Set
 	retrain        *retrain.Job
 	// reviewers keeps review.Reviewers (each holds a solver table of up
@@ -214,19 +216,14 @@ func New(d Deps, o Options) (*Bot, error) {
 	if b.pool == nil {
 		b.pool = sched.New(sched.Options{})
 	}
-	o.Metrics.watchPool(b.pool)
+	o.Metrics.WatchPool(b.pool)
 	b.base = d.Discord
-	if o.RetryPause <= 0 {
-		o.RetryPause = retryFirst
-	}
-	b.dc = &retryingDiscord{Discord: d.Discord, raw: restOf(d.Discord),
-		policy: retryPolicy{attempts: retryAttempts, first: o.RetryPause, budget: retryBudget,
-			jitter: b.jitter, sleep: sleepCtx, now: time.Now},
-		giveUp: func(route string, attempts int, err error) {
-			o.Metrics.discordGiveUp(route)
+	b.dc = rest.NewRetrying(d.Discord, rest.Retry{First: o.RetryPause, Jitter: b.jitter,
+		GiveUp: func(route string, attempts int, err error) {
+			o.Metrics.DiscordGiveUp(route)
 			b.log.Warn("bot: gave up a write to Discord", "route", route, "attempts", attempts, "err", err)
 		},
-		retried: o.Metrics.discordRetried}
+		Retried: o.Metrics.DiscordRetried})
 	return b, nil
 }
 
@@ -293,7 +290,7 @@ func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCr
 	start := b.now()
 	log := b.log.With("interaction", c.i.ID, "kind", c.i.Type.String(), "user", c.user,
 		"guild", c.i.GuildID, "channel", c.i.ChannelID)
-	done, outcome := b.metrics.begin(c.i.Type.String(), start, b.now), OutcomePanic
+	done, outcome := b.metrics.Begin(c.i.Type.String(), start, b.now), metrics.OutcomePanic
 	defer func() { done(outcome) }()
 	defer func() {
 		if r := recover(); r != nil {
@@ -454,4 +451,17 @@ func (b *Bot) coin() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.rng.IntN(2) == 0
+}
+
+// outcomeOf names how an interaction ended, for ttt_interactions_total.
+func outcomeOf(err error, duplicate bool) string {
+	switch {
+	case err != nil && (render.ErrorKey(err) == render.KeyInternal || render.ErrorKey(err) == render.KeyStoreUnavailable):
+		return metrics.OutcomeError
+	case err != nil:
+		return metrics.OutcomeRefused
+	case duplicate:
+		return metrics.OutcomeDuplicate
+	}
+	return metrics.OutcomeOK
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -54,7 +55,7 @@ func (s *stubDiscord) ApplicationCommandBulkOverwrite(string, string, []*discord
 	return nil, nil
 }
 
-func stubBot(t *testing.T, dc bot.Discord) (*bot.Bot, *syncBuffer, *i18n.Catalog) {
+func stubBot(t *testing.T, dc rest.Discord) (*bot.Bot, *syncBuffer, *i18n.Catalog) {
 	t.Helper()
 	store := persistence.New(redistest.Client(t, redistest.Start(t)), persistence.Options{})
 	cat, err := i18n.NewCatalog()

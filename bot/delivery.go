@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -79,7 +80,7 @@ func (b *Bot) afterDelivery(ctx context.Context, loc discordgo.Locale, s *persis
 		case err != nil:
 			b.log.Warn("bot: restart the clock of a board shown late", "game", string(s.ID), "err", err)
 		case next.Version != s.Version:
-			b.metrics.deliveryLate()
+			b.metrics.DeliveryLate()
 			b.log.Info("bot: board shown late; the turn starts again from now", "game", string(s.ID), "late", now.Sub(s.Deadline.Add(-s.TurnTime)))
 			if err := b.editBoard(ctx, loc, next, nil); err != nil {
 				b.log.Warn("bot: show a restarted clock", "game", string(s.ID), "err", err)
@@ -105,7 +106,7 @@ func (b *Bot) deliverOwedBoards(ctx context.Context, spawn func(func())) {
 		spawn(func() { b.deliverOwed(ctx, o) })
 	}
 	if n, err := b.store.OwedCount(ctx); err == nil {
-		b.metrics.undelivered(n)
+		b.metrics.Undelivered(n)
 	}
 }
 
@@ -125,7 +126,7 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 		}
 	}
 	drop := func(why string, err error) {
-		b.metrics.deliveryGivenUp()
+		b.metrics.DeliveryGivenUp()
 		log.Warn("bot: gave up showing a board", "why", why, "err", err)
 		if err := b.store.DropOwed(context.WithoutCancel(ctx), o); err != nil {
 			log.Warn("bot: drop an owed board", "err", err)
@@ -161,10 +162,10 @@ func (b *Bot) deliverOwed(ctx context.Context, o persistence.Owed) {
 	}
 	err = b.showOwed(ctx, s)
 	switch {
-	case errors.Is(err, errSuperseded):
+	case errors.Is(err, rest.ErrSuperseded):
 		later(err)
 	case err == nil:
-		b.metrics.deliveryDone()
+		b.metrics.DeliveryDone()
 		if _, err := b.store.Delivered(context.WithoutCancel(ctx), s.ID, s.Version); err != nil {
 			log.Warn("bot: record a board on screen", "err", err)
 		}
@@ -198,7 +199,7 @@ func (b *Bot) deliverSignup(ctx context.Context, o persistence.Owed, later func(
 	err = b.editSignupMessage(ctx, v.loc, t)
 	switch {
 	case err == nil:
-		b.metrics.deliveryDone()
+		b.metrics.DeliveryDone()
 		if err := b.store.TournamentShown(context.WithoutCancel(ctx), t.ID); err != nil {
 			b.log.Warn("bot: record a sign-up on screen", "tournament", t.ID, "err", err)
 		}
@@ -225,7 +226,7 @@ func (b *Bot) showOwed(ctx context.Context, s *persistence.Session) error {
 	if s.Message != "" {
 		// A retry stops once the game has moved on: the newer board is
 		// shown by whoever made it, or by the next try of this debt.
-		err := b.editMessage(withSuperseded(ctx, b.movedOn(ctx, s)), i18n.DefaultLocale, s, nil)
+		err := b.editMessage(rest.WithSuperseded(ctx, b.movedOn(ctx, s)), i18n.DefaultLocale, s, nil)
 		var re *discordgo.RESTError
 		if !errors.As(err, &re) || re.Message == nil || re.Message.Code != discordgo.ErrCodeUnknownMessage || !s.Status.Live() {
 			return err
@@ -239,7 +240,7 @@ func (b *Bot) showOwed(ctx context.Context, s *persistence.Session) error {
 	if err != nil {
 		return err
 	}
-	m, err := b.post(withNonce(ctx, boardNonce(s)), s.Channel(), data)
+	m, err := b.post(rest.WithNonce(ctx, boardNonce(s)), s.Channel(), data)
 	if err != nil {
 		return err
 	}
@@ -260,19 +261,4 @@ func boardNonce(s *persistence.Session) string { return postNonce(string(s.ID), 
 func postNonce(parts ...string) string {
 	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return "p" + hex.EncodeToString(h[:12])
-}
-
-// nonceKey carries a post's nonce in its context.
-type nonceKey struct{}
-
-// withNonce makes the posts made with ctx carry nonce (at most 25
-// characters), so that the same post made twice is one message.
-func withNonce(ctx context.Context, nonce string) context.Context {
-	return context.WithValue(ctx, nonceKey{}, nonce)
-}
-
-// nonceOf is the nonce withNonce put in ctx, or "".
-func nonceOf(ctx context.Context) string {
-	n, _ := ctx.Value(nonceKey{}).(string)
-	return n
 }

@@ -17,18 +17,19 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
-// ChannelMessageEditComplex completes the stub's bot.Discord: the stub has
+// ChannelMessageEditComplex completes the stub's rest.Discord: the stub has
 // no messages to edit.
 func (s *stubDiscord) ChannelMessageEditComplex(*discordgo.MessageEdit, ...discordgo.RequestOption) (*discordgo.Message, error) {
 	return &discordgo.Message{}, nil
 }
 
-// ChannelMessageSendComplex completes the stub's bot.Discord: the stub
+// ChannelMessageSendComplex completes the stub's rest.Discord: the stub
 // posts nowhere.
 func (s *stubDiscord) ChannelMessageSendComplex(string, *discordgo.MessageSend, ...discordgo.RequestOption) (*discordgo.Message, error) {
 	return &discordgo.Message{}, nil
@@ -380,7 +381,7 @@ func TestE2EAIDuelWithoutSweeper(t *testing.T) {
 func TestE2ETrackWithoutRead(t *testing.T) {
 	t.Parallel()
 	e := newE2EWrapped(t, bot.Options{Rand: rand.New(rand.NewPCG(19, 20))}, persistence.Options{},
-		func(d bot.Discord) bot.Discord { return struct{ bot.Discord }{d} })
+		func(d rest.Discord) rest.Discord { return struct{ rest.Discord }{d} })
 	r, _ := e.command(alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "random"}, fakediscord.Option{Name: "first", Value: "me"})
 	e.tracked(r.Message)
 	e.command(alice, command.SubResign)

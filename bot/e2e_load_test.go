@@ -11,6 +11,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -29,8 +30,8 @@ func TestE2EOverload(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			pool := sched.New(sched.Options{Workers: 1, MaxWait: time.Millisecond})
-			reg := bot.NewMetricRegistry()
-			b := tr.start(t, bot.Options{Pool: pool, Metrics: bot.NewMetrics(reg), RateBurst: -1, ChallengeCooldown: -1})
+			reg := metrics.NewRegistry()
+			b := tr.start(t, bot.Options{Pool: pool, Metrics: metrics.New(reg), RateBurst: -1, ChallengeCooldown: -1})
 
 			// Before the queue fills, alice's 4x4 game against minimax starts.
 			r := b.commandIn("71", alice, command.SubVsAI, fakediscord.Option{Name: "level", Value: "minimax"},

@@ -23,6 +23,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -106,7 +107,7 @@ func retrainJobConfig(owner string, defaults func(string) ([]byte, error)) retra
 // networks, a retrain job with cfg, a running RunSweeper loop) and returns
 // it with the fake's clock and the function that stops the loop. The
 // bot's Discord is the session, or what wrap makes of it if wrap is set.
-func newRetrainE2E(t *testing.T, ctx context.Context, rsrv *persistence.Server, p *modelProcess, cfg retrain.Config, wrap func(bot.Discord) bot.Discord) (*e2e, *settableClock, func()) {
+func newRetrainE2E(t *testing.T, ctx context.Context, rsrv *persistence.Server, p *modelProcess, cfg retrain.Config, wrap func(rest.Discord) rest.Discord) (*e2e, *settableClock, func()) {
 	t.Helper()
 	clk := &settableClock{}
 	cat, signer := e2eCatalogSigner(t)
@@ -117,7 +118,7 @@ func newRetrainE2E(t *testing.T, ctx context.Context, rsrv *persistence.Server, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dc bot.Discord = ses
+	var dc rest.Discord = ses
 	if wrap != nil {
 		dc = wrap(ses)
 	}
@@ -549,7 +550,7 @@ func TestE2ERetrainWithoutRead(t *testing.T) {
 	rsrv := redistest.Start(t)
 	p := startModelProcess(t, ctx, rsrv, nil, &syncBuffer{})
 	e, clk, _ := newRetrainE2E(t, ctx, rsrv, p, retrainJobConfig("bot-1", nil),
-		func(d bot.Discord) bot.Discord { return struct{ bot.Discord }{d} })
+		func(d rest.Discord) rest.Discord { return struct{ rest.Discord }{d} })
 	e.playVsRandom(alice)
 	e.retrainPastToken(clk, 1)
 	nntest.WaitVersion(t, ctx, p.set, "3x3k3", "redis-1")

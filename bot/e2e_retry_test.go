@@ -11,6 +11,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -109,9 +110,9 @@ func TestE2ERetryAIReply(t *testing.T) {
 // and the give-up is logged and counted.
 func TestE2EDuelSurvivesFailedEdit(t *testing.T) {
 	t.Parallel()
-	reg := bot.NewMetricRegistry()
+	reg := metrics.NewRegistry()
 	e := newE2E(t, bot.Options{Rand: rand.New(rand.NewPCG(11, 12)), DuelStep: 5 * time.Millisecond,
-		RetryPause: time.Millisecond, Metrics: bot.NewMetrics(reg)})
+		RetryPause: time.Millisecond, Metrics: metrics.New(reg)})
 	e.sweeper(time.Hour)
 	e.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "PATCH", Path: "/channels/", Times: 4})
 	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "perfect"}, fakediscord.Option{Name: "o", Value: "perfect"})

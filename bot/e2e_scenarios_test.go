@@ -24,6 +24,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics/metricstest"
 	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -588,7 +589,7 @@ func TestHTTPRejectedClicks(t *testing.T) {
 	drain(t, e, procs)
 	e.noFailures()
 	for _, want := range []string{"401", "413"} {
-		if n, ok := find(scrape(t, procs[0]), "ttt_http_interactions_total", "status", want); !ok || n == 0 {
+		if n, ok := metricstest.Find(scrape(t, procs[0]), "ttt_http_interactions_total", "status", want); !ok || n == 0 {
 			t.Errorf("no refusal counted with status %s", want)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -83,7 +84,7 @@ func newE2EStore(t *testing.T, opts bot.Options, popts persistence.Options) *e2e
 }
 
 // newE2EWrapped is newE2EStore with the bot's Discord wrapped by wrap.
-func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wrap func(bot.Discord) bot.Discord) *e2e {
+func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wrap func(rest.Discord) rest.Discord) *e2e {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
@@ -111,14 +112,14 @@ func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wr
 // nil) behind a new discordgo session, connects it to the fake's gateway
 // and makes it e's bot, session and store: at the start of a test, or as
 // the bot process started again after a restart.
-func (e *e2e) openGateway(store *persistence.Store, opts bot.Options, wrap func(bot.Discord) bot.Discord) {
+func (e *e2e) openGateway(store *persistence.Store, opts bot.Options, wrap func(rest.Discord) rest.Discord) {
 	t := e.t
 	t.Helper()
 	ses, err := e.srv.Session()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dc bot.Discord = ses
+	var dc rest.Discord = ses
 	if wrap != nil {
 		dc = wrap(ses)
 	}

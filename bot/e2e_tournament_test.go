@@ -19,6 +19,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
@@ -109,7 +110,7 @@ func (e *e2e) roundPosted(name string, round int) *persistence.Tournament {
 
 // slowPost is a Discord whose posts take a while (a busy rate limit), so
 // that a sweep outlasts the other process's ticks.
-type slowPost struct{ bot.Discord }
+type slowPost struct{ rest.Discord }
 
 func (d slowPost) ChannelMessageSendComplex(channel string, m *discordgo.MessageSend, o ...discordgo.RequestOption) (*discordgo.Message, error) {
 	time.Sleep(150 * time.Millisecond)
@@ -436,7 +437,7 @@ func (e *e2e) sweepsIdle() {
 // failingPost is a Discord whose posts fail while a message's text
 // contains what it is set to refuse (a missing permission, a rate limit).
 type failingPost struct {
-	bot.Discord
+	rest.Discord
 	refuse *atomic.Pointer[string]
 }
 
@@ -456,7 +457,7 @@ func TestE2ETournamentStartTime(t *testing.T) {
 	clk := newClock()
 	refuse := &atomic.Pointer[string]{}
 	e := newE2EWrapped(t, bot.Options{Now: clk.Now, RateBurst: -1, ChallengeCooldown: -1}, persistence.Options{Now: clk.Now},
-		func(d bot.Discord) bot.Discord { return failingPost{d, refuse} })
+		func(d rest.Discord) rest.Discord { return failingPost{d, refuse} })
 	e.sweeper(5 * time.Millisecond)
 	const mod = alice
 	users := []string{"2001", "2002", "2003"}

@@ -13,6 +13,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -299,12 +300,12 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 // neither could show is owed to the screen (see delivery.go): a sweeper
 // shows it, so the failure is a warning, not an error for the user.
 func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []render.RatingChange) error {
-	err := b.editOriginal(withSuperseded(ctx, b.movedOn(ctx, s)), c, data)
+	err := b.editOriginal(rest.WithSuperseded(ctx, b.movedOn(ctx, s)), c, data)
 	if err == nil {
 		b.afterDelivery(ctx, c.pub, s)
 		return nil
 	}
-	if errors.Is(err, errSuperseded) {
+	if errors.Is(err, rest.ErrSuperseded) {
 		c.deferred = false // the player has moved on from this board
 		return nil
 	}

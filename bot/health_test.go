@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 )
 
 // pinger is a Store stand-in for readiness.
@@ -18,8 +18,8 @@ type pinger struct{ err error }
 func (p pinger) Ping(context.Context) error { return p.err }
 
 func TestOpsHandler(t *testing.T) {
-	reg := bot.NewMetricRegistry()
-	bot.NewMetrics(reg)
+	reg := metrics.NewRegistry()
+	metrics.New(reg)
 	up, down := httpmode.NewHealth(pinger{}, 0), httpmode.NewHealth(pinger{errors.New("connection refused")}, 0)
 	draining := httpmode.NewHealth(pinger{}, 0)
 	draining.Drain()

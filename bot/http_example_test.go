@@ -14,6 +14,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -24,7 +25,7 @@ import (
 func ExampleNewEndpoint() {
 	serve := func(ctx context.Context, ses *discordgo.Session, store *persistence.Store, cat *i18n.Catalog,
 		signer *customid.Signer, pub ed25519.PublicKey, log *slog.Logger) error {
-		metrics := bot.NewMetrics(bot.NewMetricRegistry())
+		metrics := metrics.New(metrics.NewRegistry())
 		b, err := bot.New(bot.Deps{Discord: httpmode.NewInlineDiscord(ses), Store: store, Levels: ai.NewRegistry(),
 			Catalog: cat, Signer: signer, Logger: log, AppID: "123"}, bot.Options{Metrics: metrics})
 		if err != nil {

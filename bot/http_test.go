@@ -24,6 +24,8 @@ import (
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics"
+	"github.com/tttbot/ttt-bot/bot/metrics/metricstest"
 	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -35,7 +37,7 @@ import (
 type httpProc struct {
 	bot      *bot.Bot
 	endpoint *httpmode.Endpoint
-	metrics  *bot.Metrics
+	metrics  *metrics.Metrics
 	url      string
 }
 
@@ -44,8 +46,8 @@ func (p *httpProc) served(t *testing.T) int {
 	t.Helper()
 	n := 0.0
 	for _, s := range scrape(t, p) {
-		if s.name == "ttt_interactions_total" {
-			n += s.value
+		if s.Name == "ttt_interactions_total" {
+			n += s.Value
 		}
 	}
 	return int(n)
@@ -97,7 +99,7 @@ func (e *e2e) startHTTPProc(k int, opts bot.Options, eo httpmode.EndpointOptions
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("proc", k)
 	p := &httpProc{metrics: opts.Metrics}
 	if p.metrics == nil {
-		p.metrics = bot.NewMetrics(bot.NewMetricRegistry())
+		p.metrics = metrics.New(metrics.NewRegistry())
 	}
 	opts.Metrics = p.metrics
 	levels := ai.NewRegistry()
@@ -173,13 +175,13 @@ func drain(t *testing.T, e *e2e, procs []*httpProc) {
 }
 
 // scrape returns the parsed metrics of p.
-func scrape(t *testing.T, p *httpProc) []sample {
+func scrape(t *testing.T, p *httpProc) []metricstest.Sample {
 	t.Helper()
 	var b strings.Builder
 	if _, err := p.metrics.Registry().WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := parseExposition(t, b.String())
+	s, _ := metricstest.Parse(t, b.String())
 	return s
 }
 
@@ -204,20 +206,20 @@ func TestHTTPVsAI(t *testing.T) {
 		}
 	}
 	samples := scrape(t, procs[0])
-	clicks, _ := find(samples, "ttt_interactions_total", "type", discordgo.InteractionMessageComponent.String(), "outcome", bot.OutcomeOK)
-	cmds, _ := find(samples, "ttt_interactions_total", "type", discordgo.InteractionApplicationCommand.String(), "outcome", bot.OutcomeOK)
-	inline, _ := find(samples, "ttt_http_first_response_seconds_count", "response", "inline")
-	pongs, _ := find(samples, "ttt_http_first_response_seconds_count", "response", "pong")
+	clicks, _ := metricstest.Find(samples, "ttt_interactions_total", "type", discordgo.InteractionMessageComponent.String(), "outcome", metrics.OutcomeOK)
+	cmds, _ := metricstest.Find(samples, "ttt_interactions_total", "type", discordgo.InteractionApplicationCommand.String(), "outcome", metrics.OutcomeOK)
+	inline, _ := metricstest.Find(samples, "ttt_http_first_response_seconds_count", "response", "inline")
+	pongs, _ := metricstest.Find(samples, "ttt_http_first_response_seconds_count", "response", "pong")
 	if cmds != 1 || clicks < 3 || inline != cmds+clicks || pongs != 1 {
 		t.Fatalf("metrics: %v commands, %v clicks, %v inline answers, %v pongs; want 1, >= 3, all inline, 1", cmds, clicks, inline, pongs)
 	}
-	if sum, _ := find(samples, "ttt_http_first_response_seconds_sum", "response", "inline"); inline > 0 {
+	if sum, _ := metricstest.Find(samples, "ttt_http_first_response_seconds_sum", "response", "inline"); inline > 0 {
 		t.Logf("%v inline answers, mean %.2f ms", inline, 1000*sum/inline)
 	}
-	if n, _ := find(samples, "ttt_ai_move_seconds_count", "level", "perfect"); n < clicks-1 {
+	if n, _ := metricstest.Find(samples, "ttt_ai_move_seconds_count", "level", "perfect"); n < clicks-1 {
 		t.Errorf("%v AI moves timed for %v clicks", n, clicks)
 	}
-	if n, ok := find(samples, "ttt_http_interactions_total", "status", "401"); !ok || n != 1 {
+	if n, ok := metricstest.Find(samples, "ttt_http_interactions_total", "status", "401"); !ok || n != 1 {
 		t.Errorf("want the one forged PING of VerifyEndpoint counted as 401, got %v", n)
 	}
 }
@@ -272,7 +274,7 @@ func TestHTTPDeferred(t *testing.T) {
 	}
 	drain(t, e, procs)
 	e.noFailures()
-	if deferred, _ := find(scrape(t, procs[0]), "ttt_http_first_response_seconds_count", "response", "deferred"); deferred != 1 {
+	if deferred, _ := metricstest.Find(scrape(t, procs[0]), "ttt_http_first_response_seconds_count", "response", "deferred"); deferred != 1 {
 		t.Logf("the Bot beat a 1 ns deadline: answered inline") // legal, rare
 	}
 }
@@ -402,7 +404,7 @@ func TestHTTPShutdownDrains(t *testing.T) {
 	if r, err := d2.Wait(e.ctx); err == nil || !strings.Contains(r.Error, "503") {
 		t.Fatalf("a command after Shutdown: %+v, %v; want a failure with 503", r, err)
 	}
-	if n, _ := find(scrape(t, procs[0]), "ttt_ai_move_seconds_count", "level", "minimax"); n != 1 {
+	if n, _ := metricstest.Find(scrape(t, procs[0]), "ttt_ai_move_seconds_count", "level", "minimax"); n != 1 {
 		t.Fatalf("%v minimax moves timed, want 1", n)
 	}
 	e.noFailures()

@@ -9,6 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
@@ -155,8 +156,8 @@ func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistenc
 	if s.Message == "" {
 		return nil
 	}
-	if err := b.editMessage(withSuperseded(ctx, b.movedOn(ctx, s)), loc, s, ratings); err != nil {
-		if errors.Is(err, errSuperseded) {
+	if err := b.editMessage(rest.WithSuperseded(ctx, b.movedOn(ctx, s)), loc, s, ratings); err != nil {
+		if errors.Is(err, rest.ErrSuperseded) {
 			return nil // the newer board is shown by whoever made it
 		}
 		b.owe(ctx, s, s.Version, oweRetry)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
+	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/render"
 )
 
@@ -131,3 +132,9 @@ func (b *Bot) component(ctx context.Context, c *call) error {
 	}
 	return route.handle(b, ctx, c, id)
 }
+
+// UserError is an error meant for the user (see i18n.UserError).
+type UserError = i18n.UserError
+
+// userErr builds a *UserError.
+func userErr(key string, vars ...string) *UserError { return i18n.Err(key, vars...) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
@@ -243,7 +244,7 @@ func (b *Bot) showTournamentGame(ctx context.Context, v view, s *persistence.Ses
 		data.AllowedMentions = &discordgo.MessageAllowedMentions{Users: users}
 		// The nonce is the game's: a post whose answer was lost, made
 		// again by the next run, is one message.
-		err = b.postAndMark(withNonce(ctx, boardNonce(s)), s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
+		err = b.postAndMark(rest.WithNonce(ctx, boardNonce(s)), s.Channel(), data, func(ctx context.Context, m *discordgo.Message) (err error) {
 			s, err = b.store.SetMessage(ctx, s.ID, s.Version, m.ID)
 			return err
 		})

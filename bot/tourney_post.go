@@ -12,6 +12,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/render"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
@@ -38,7 +39,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		if !p.Notice {
 			continue
 		}
-		if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "forfeit", strconv.Itoa(i))), t.Channel, b.render.TournamentBusyForfeit(loc, t, p), func(ctx context.Context, _ *discordgo.Message) error {
+		if err := b.postAndMark(rest.WithNonce(ctx, postNonce(t.ID, "forfeit", strconv.Itoa(i))), t.Channel, b.render.TournamentBusyForfeit(loc, t, p), func(ctx context.Context, _ *discordgo.Message) error {
 			return mark(ctx, func(t *persistence.Tournament) {
 				if i < len(t.Games) {
 					t.Games[i].Notice = false
@@ -59,7 +60,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 			if err != nil {
 				return t, err
 			}
-			if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "standings", strconv.Itoa(round))), t.Channel, b.render.TournamentStandings(loc, t, round, st), func(ctx context.Context, _ *discordgo.Message) error {
+			if err := b.postAndMark(rest.WithNonce(ctx, postNonce(t.ID, "standings", strconv.Itoa(round))), t.Channel, b.render.TournamentStandings(loc, t, round, st), func(ctx context.Context, _ *discordgo.Message) error {
 				return mark(ctx, func(t *persistence.Tournament) { t.StandingsOf = max(t.StandingsOf, round) })
 			}); err != nil {
 				return t, err
@@ -67,7 +68,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		}
 		for t.Status == persistence.TournamentRunning && t.Announced < t.Round {
 			round := t.Announced + 1
-			if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "round", strconv.Itoa(round))), t.Channel, b.render.TournamentRound(loc, t, round), func(ctx context.Context, _ *discordgo.Message) error {
+			if err := b.postAndMark(rest.WithNonce(ctx, postNonce(t.ID, "round", strconv.Itoa(round))), t.Channel, b.render.TournamentRound(loc, t, round), func(ctx context.Context, _ *discordgo.Message) error {
 				return mark(ctx, func(t *persistence.Tournament) { t.Announced = max(t.Announced, round) })
 			}); err != nil {
 				return t, err
@@ -84,7 +85,7 @@ func (b *Bot) postOutbox(ctx context.Context, loc discordgo.Locale, t *persisten
 		if err != nil {
 			b.log.Warn("bot: tournament picture", "tournament", t.ID, "err", err)
 		}
-		if err := b.postAndMark(withNonce(ctx, postNonce(t.ID, "final")), t.Channel, b.render.TournamentFinal(loc, t, podium, picture), func(ctx context.Context, _ *discordgo.Message) error {
+		if err := b.postAndMark(rest.WithNonce(ctx, postNonce(t.ID, "final")), t.Channel, b.render.TournamentFinal(loc, t, podium, picture), func(ctx context.Context, _ *discordgo.Message) error {
 			return mark(ctx, func(t *persistence.Tournament) { t.FinalPosted, t.Due = true, time.Time{} })
 		}); err != nil {
 			return t, err
@@ -128,7 +129,7 @@ func (b *Bot) endCancelled(ctx context.Context, loc discordgo.Locale, t *persist
 	}
 	if t.TooFew && !t.FinalPosted && b.now().Before(t.StartAt.Add(tooFewNoticeFor)) {
 		notice := &discordgo.InteractionResponseData{Content: b.cat.Text(loc, "tournament.too_few_cancelled", "name", t.Name), AllowedMentions: render.NoMentions()}
-		return b.postAndMark(withNonce(ctx, postNonce(t.ID, "cancelled")), t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
+		return b.postAndMark(rest.WithNonce(ctx, postNonce(t.ID, "cancelled")), t.Channel, notice, func(ctx context.Context, _ *discordgo.Message) error {
 			return done(ctx)
 		}) // on an error, tried again at the next look
 	}

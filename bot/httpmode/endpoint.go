@@ -81,7 +81,7 @@ type Handler interface {
 
 // AnswerCounter counts the endpoint's answers: the HTTP status, the kind
 // of answer ("inline", "deferred", "none", "pong"; "" for a refusal) and
-// the time to it. The bot's *bot.Metrics is one.
+// the time to it. The bot's *metrics.Metrics is one.
 type AnswerCounter interface {
 	HTTPAnswer(status int, response string, elapsed time.Duration)
 }

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -62,6 +65,10 @@ func TestPackageGraph(t *testing.T) {
 		// Every message builder: (data, locale) -> Discord payload, no I/O.
 		{tree: "bot/render", may: []string{"game", "ai", "persistence", "tournament", "chart", "sched", "retrain",
 			"bot/customid", "bot/i18n", "bot/settings", "bot/command", "bot/tourney"}, thirdParty: true},
+		// The bot's metrics on the Prometheus client.
+		{tree: "bot/metrics", may: []string{"ai", "game", "sched"}, thirdParty: true},
+		// Discord's REST API as the bot writes to it: retries, nonces.
+		{tree: "bot/rest", may: []string{"bot/httpmode"}, thirdParty: true},
 		// The interactions endpoint: a small Handler interface, no bot.
 		{tree: "bot/httpmode", thirdParty: true},
 		{tree: "bot/gateway", thirdParty: true}, // discordgo and gorilla/websocket, never bot
@@ -141,4 +148,74 @@ func withinAny(pkg string, trees []string) bool {
 		}
 	}
 	return false
+}
+
+// TestAdapterLayout holds bot/ to being the Discord adapter only: every
+// source file there has a method of *Bot or registers a route (the
+// package's doc.go aside); anything else belongs in a package of its own.
+// The adapter stays at most 7,500 lines, and no file over 500.
+func TestAdapterLayout(t *testing.T) {
+	const maxFile, maxTotal = 500, 7500
+	files, err := filepath.Glob("../../bot/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	total := 0
+	for _, path := range files {
+		name := filepath.Base(path)
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Count(src, []byte("\n"))
+		total += lines
+		if lines > maxFile {
+			t.Errorf("bot/%s has %d lines; a file of the adapter has at most %d", name, lines, maxFile)
+		}
+		if name == "doc.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !adapterFile(f) {
+			t.Errorf("bot/%s has no method of *Bot and registers no route: it belongs in a package of its own", name)
+		}
+	}
+	if total > maxTotal {
+		t.Errorf("bot/ has %d lines of source; the adapter has at most %d", total, maxTotal)
+	}
+}
+
+// adapterFile reports whether f declares a method of *Bot or calls
+// routeCommand or routeComponent.
+func adapterFile(f *ast.File) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Recv != nil && len(n.Recv.List) == 1 {
+				if star, ok := n.Recv.List[0].Type.(*ast.StarExpr); ok {
+					if id, ok := star.X.(*ast.Ident); ok && id.Name == "Bot" {
+						found = true
+					}
+				}
+			}
+		case *ast.CallExpr:
+			fn := n.Fun
+			if ix, ok := fn.(*ast.IndexExpr); ok { // routeCommand[R]
+				fn = ix.X
+			}
+			if id, ok := fn.(*ast.Ident); ok && (id.Name == "routeCommand" || id.Name == "routeComponent") {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
 	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/bot/metrics"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/retrain"
@@ -295,8 +297,8 @@ type server struct {
 	d       serveDeps
 	log     *slog.Logger
 	ses     *discordgo.Session
-	reg     *bot.MetricRegistry
-	metrics *bot.Metrics
+	reg     *metrics.Registry
+	metrics *metrics.Metrics
 	store   *persistence.Store
 	job     *retrain.Job
 	b       *bot.Bot
@@ -342,16 +344,16 @@ func (s *server) openDiscord(ctx context.Context) error {
 		return fmt.Errorf("discord session: %w", err)
 	}
 	if s.cfg.apiURL != nil {
-		ses.Client = bot.RedirectClient(s.cfg.apiURL, 20*time.Second)
+		ses.Client = rest.RedirectClient(s.cfg.apiURL, 20*time.Second)
 		s.log.Info("serve: Discord API redirected", "url", s.cfg.apiURL.String())
 	}
-	s.reg = bot.NewMetricRegistry()
-	ses.Client = bot.CountDiscordCalls(ses.Client, s.reg)
+	s.reg = metrics.NewRegistry()
+	ses.Client = metrics.CountDiscordCalls(ses.Client, s.reg)
 	if err := resolveApplication(ctx, &s.cfg, ses, s.log, s.d.backoff); err != nil {
 		return err
 	}
 	s.log.Info("serve: invite the bot to a server with this link", "url", inviteURL(s.cfg.appID))
-	s.ses, s.metrics = ses, bot.NewMetrics(s.reg)
+	s.ses, s.metrics = ses, metrics.New(s.reg)
 	return nil
 }
 
@@ -412,7 +414,7 @@ func (s *server) openBot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var dc bot.Discord = s.ses
+	var dc rest.Discord = s.ses
 	if s.cfg.mode == modeHTTP {
 		dc = httpmode.NewInlineDiscord(s.ses)
 	}
@@ -498,7 +500,7 @@ const serveSweepEvery = time.Second
 const serveCountEvery = 5 * time.Second
 
 // serveHTTP serves the interactions endpoint until ctx is cancelled.
-func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *httpmode.Health, metrics *bot.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
+func serveHTTP(ctx context.Context, cfg serveConfig, b *bot.Bot, health *httpmode.Health, metrics *metrics.Metrics, log *slog.Logger, listen func(string) (net.Listener, error)) error {
 	ep, err := httpmode.NewEndpoint(b, b.Inline(), cfg.publicKey, httpmode.EndpointOptions{Logger: log, Metrics: metrics})
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/gateway"
 	"github.com/tttbot/ttt-bot/bot/httpmode"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/bot/shards"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -77,7 +78,7 @@ func (g *gatewayStatus) reason() string {
 // the shard given by SHARD_ID and SHARD_COUNT, or, without them, the
 // shards it claims in Redis among Discord's recommended count (see
 // runShards). discordgo is used for REST and for the events' types only.
-func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *httpmode.Health, reg *bot.MetricRegistry, store *persistence.Store, log *slog.Logger, bo backoff) error {
+func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discordgo.Session, health *httpmode.Health, reg *metrics.Registry, store *persistence.Store, log *slog.Logger, bo backoff) error {
 	info, err := gatewayBot(ctx, ses, log, bo)
 	if err != nil {
 		return err

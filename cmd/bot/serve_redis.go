@@ -7,14 +7,13 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 )
 
 // redisErrors is a go-redis hook that counts failed commands in the bot's
 // metrics; a missing key (redis.Nil), a failed WATCH transaction and the
 // optional CLIENT commands of the connection handshake are not errors.
-type redisErrors struct{ m *bot.Metrics }
+type redisErrors struct{ m *metrics.Metrics }
 
 var _ redis.Hook = redisErrors{}
 

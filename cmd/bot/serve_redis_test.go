@@ -8,15 +8,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/metrics"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
 func TestRedisErrorsHook(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	reg := bot.NewMetricRegistry()
-	m := bot.NewMetrics(reg)
+	reg := metrics.NewRegistry()
+	m := metrics.New(reg)
 
 	up := redis.NewClient(&redis.Options{Addr: redistest.Start(t).Addr()})
 	t.Cleanup(func() { _ = up.Close() })

@@ -19,8 +19,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/fakediscord"
+	"github.com/tttbot/ttt-bot/bot/rest"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
@@ -253,7 +253,7 @@ func TestResolveApplication(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ses.Client = bot.RedirectClient(base, 5*time.Second)
+			ses.Client = rest.RedirectClient(base, 5*time.Second)
 			cfg := tt.cfg
 			cfg.token = tt.token
 			var logs logBuffer

@@ -1,4 +1,4 @@
-package bot
+package metrics
 
 import (
 	"fmt"
@@ -13,29 +13,29 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// MetricRegistry is the set of the bot's metrics: a Prometheus registry
+// Registry is the set of the bot's metrics: a Prometheus registry
 // (client_golang) with the Go runtime's and the process's standard
 // collectors (go_*, process_*), and small typed handles for the bot's own
 // counters, gauges and histograms with label sets. It is safe for
-// concurrent use; make one with NewMetricRegistry.
-type MetricRegistry struct {
+// concurrent use; make one with NewRegistry.
+type Registry struct {
 	prom *prometheus.Registry
 }
 
-// NewMetricRegistry returns a registry holding the standard Go and
+// NewRegistry returns a registry holding the standard Go and
 // process collectors.
-func NewMetricRegistry() *MetricRegistry {
+func NewRegistry() *Registry {
 	r := prometheus.NewRegistry()
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &MetricRegistry{prom: r}
+	return &Registry{prom: r}
 }
 
 // Prometheus returns the underlying registry, to register more collectors
 // or gather from.
-func (r *MetricRegistry) Prometheus() *prometheus.Registry { return r.prom }
+func (r *Registry) Prometheus() *prometheus.Registry { return r.prom }
 
 // register registers c; a name used twice is a programming error.
-func (r *MetricRegistry) register(name string, c prometheus.Collector) {
+func (r *Registry) register(name string, c prometheus.Collector) {
 	if err := r.prom.Register(c); err != nil {
 		panic(fmt.Sprintf("bot: metric %q: %v", name, err))
 	}
@@ -45,7 +45,7 @@ func (r *MetricRegistry) register(name string, c prometheus.Collector) {
 type Counter struct{ v *prometheus.CounterVec }
 
 // Counter registers a counter; its name should end in _total.
-func (r *MetricRegistry) Counter(name, help string, labels ...string) *Counter {
+func (r *Registry) Counter(name, help string, labels ...string) *Counter {
 	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	r.register(name, v)
 	return &Counter{v}
@@ -67,7 +67,7 @@ func (c *Counter) Inc(values ...string) { c.v.WithLabelValues(values...).Inc() }
 type Gauge struct{ v *prometheus.GaugeVec }
 
 // Gauge registers a gauge.
-func (r *MetricRegistry) Gauge(name, help string, labels ...string) *Gauge {
+func (r *Registry) Gauge(name, help string, labels ...string) *Gauge {
 	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
 	r.register(name, v)
 	return &Gauge{v}
@@ -81,7 +81,7 @@ func (g *Gauge) Add(v float64, values ...string) { g.v.WithLabelValues(values...
 
 // GaugeFunc registers an unlabelled gauge whose value is read from fn at
 // every scrape; fn must be fast and safe for concurrent use.
-func (r *MetricRegistry) GaugeFunc(name, help string, fn func() float64) {
+func (r *Registry) GaugeFunc(name, help string, fn func() float64) {
 	r.register(name, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
@@ -91,7 +91,7 @@ type Histogram struct{ v *prometheus.HistogramVec }
 
 // Histogram registers a histogram with the given upper bounds (sorted and
 // deduplicated here; +Inf is implicit).
-func (r *MetricRegistry) Histogram(name, help string, buckets []float64, labels ...string) *Histogram {
+func (r *Registry) Histogram(name, help string, buckets []float64, labels ...string) *Histogram {
 	b := slices.Clone(buckets)
 	slices.Sort(b)
 	b = slices.Compact(b)
@@ -111,7 +111,7 @@ const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 
 // WriteTo writes every metric in the text exposition format (families
 // sorted by name, as Prometheus gathers them).
-func (r *MetricRegistry) WriteTo(w io.Writer) (int64, error) {
+func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 	mfs, err := r.prom.Gather()
 	if err != nil {
 		return 0, err
@@ -127,7 +127,7 @@ func (r *MetricRegistry) WriteTo(w io.Writer) (int64, error) {
 }
 
 // ServeHTTP answers a scrape (GET or HEAD) with promhttp.
-func (r *MetricRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

@@ -1,113 +1,24 @@
-package bot_test
+package metrics_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/metrics"
+	"github.com/tttbot/ttt-bot/bot/metrics/metricstest"
 )
-
-// sample is one parsed sample line of the text format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
-var (
-	reHelp   = regexp.MustCompile(`^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$`)
-	reType   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$`)
-	reSample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$`)
-	reLabel  = regexp.MustCompile(`^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)`)
-)
-
-// parseExposition parses the text format strictly: every line is a HELP,
-// a TYPE or a sample of the family last typed; it returns the samples and
-// each family's type.
-func parseExposition(t *testing.T, text string) ([]sample, map[string]string) {
-	t.Helper()
-	var out []sample
-	types := map[string]string{}
-	family := ""
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if m := reHelp.FindStringSubmatch(line); m != nil {
-			family = m[1]
-			continue
-		}
-		if m := reType.FindStringSubmatch(line); m != nil {
-			if m[1] != family || types[m[1]] != "" {
-				t.Fatalf("line %d: TYPE %s out of place", n, m[1])
-			}
-			types[m[1]] = m[2]
-			continue
-		}
-		m := reSample.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("line %d: not a HELP, TYPE or sample: %q", n, line)
-		}
-		name := m[1]
-		if base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count"); name != family && !((types[family] == "histogram" || types[family] == "summary") && base == family) {
-			t.Fatalf("line %d: sample %s outside its family %s", n, name, family)
-		}
-		labels := map[string]string{}
-		if l := m[2]; l != "" {
-			rest := l[1 : len(l)-1]
-			for rest != "" {
-				lm := reLabel.FindStringSubmatch(rest)
-				if lm == nil {
-					t.Fatalf("line %d: bad labels %q", n, l)
-				}
-				v, err := strconv.Unquote(`"` + lm[2] + `"`)
-				if err != nil {
-					t.Fatalf("line %d: label value %q: %v", n, lm[2], err)
-				}
-				labels[lm[1]] = v
-				rest = rest[len(lm[0]):]
-			}
-		}
-		v, err := strconv.ParseFloat(m[3], 64)
-		if err != nil {
-			t.Fatalf("line %d: value %q: %v", n, m[3], err)
-		}
-		out = append(out, sample{name: name, labels: labels, value: v})
-	}
-	return out, types
-}
-
-// find returns the value of the sample with name and labels (given as
-// k, v pairs) and whether it is there.
-func find(samples []sample, name string, kv ...string) (float64, bool) {
-next:
-	for _, s := range samples {
-		if s.name != name || len(s.labels) != len(kv)/2 {
-			continue
-		}
-		for i := 0; i < len(kv); i += 2 {
-			if s.labels[kv[i]] != kv[i+1] {
-				continue next
-			}
-		}
-		return s.value, true
-	}
-	return 0, false
-}
 
 func TestMetricRegistryExposition(t *testing.T) {
-	reg := bot.NewMetricRegistry()
+	reg := metrics.NewRegistry()
 	c := reg.Counter("x_total", "Things.\nWith a second line and a \\.", "kind", "outcome")
 	g := reg.Gauge("x_in_flight", "Now.")
 	reg.GaugeFunc("x_answer", "Always 42.", func() float64 { return 42 })
@@ -130,7 +41,7 @@ func TestMetricRegistryExposition(t *testing.T) {
 	if err != nil || int(n) != b.Len() {
 		t.Fatalf("WriteTo = %d, %v; wrote %d bytes", n, err, b.Len())
 	}
-	samples, types := parseExposition(t, b.String())
+	samples, types := metricstest.Parse(t, b.String())
 	// A family without a series (x_unused_total) is not exposed, as
 	// client_golang does; the standard collectors' families are.
 	want := map[string]string{"x_total": "counter", "x_in_flight": "gauge", "x_answer": "gauge",
@@ -160,7 +71,7 @@ func TestMetricRegistryExposition(t *testing.T) {
 		{"x_seconds_count", []string{"level", "easy"}, 1},
 	} {
 		t.Run(fmt.Sprint(tt.name, tt.kv), func(t *testing.T) {
-			got, ok := find(samples, tt.name, tt.kv...)
+			got, ok := metricstest.Find(samples, tt.name, tt.kv...)
 			if !ok || math.Abs(got-tt.want) > 1e-9 {
 				t.Errorf("got %v (present %v), want %v\n%s", got, ok, tt.want, b.String())
 			}
@@ -172,8 +83,8 @@ func TestMetricRegistryExposition(t *testing.T) {
 }
 
 func TestMetricRegistryServeHTTP(t *testing.T) {
-	reg := bot.NewMetricRegistry()
-	bot.NewMetrics(reg).RedisError("get")
+	reg := metrics.NewRegistry()
+	metrics.New(reg).RedisError("get")
 	for _, tt := range []struct {
 		method string
 		status int
@@ -187,8 +98,8 @@ func TestMetricRegistryServeHTTP(t *testing.T) {
 			if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
 				t.Errorf("Content-Type %q", ct)
 			}
-			samples, _ := parseExposition(t, rec.Body.String())
-			if v, ok := find(samples, "ttt_redis_errors_total", "command", "get"); !ok || v != 1 {
+			samples, _ := metricstest.Parse(t, rec.Body.String())
+			if v, ok := metricstest.Find(samples, "ttt_redis_errors_total", "command", "get"); !ok || v != 1 {
 				t.Errorf("redis errors %v %v:\n%s", v, ok, rec.Body.String())
 			}
 		}
@@ -196,7 +107,7 @@ func TestMetricRegistryServeHTTP(t *testing.T) {
 }
 
 func TestMetricRegistryTwice(t *testing.T) {
-	reg := bot.NewMetricRegistry()
+	reg := metrics.NewRegistry()
 	reg.Counter("a_total", "A.")
 	defer func() {
 		if recover() == nil {
@@ -207,7 +118,7 @@ func TestMetricRegistryTwice(t *testing.T) {
 }
 
 func BenchmarkHistogramObserve(b *testing.B) {
-	h := bot.NewMetricRegistry().Histogram("b_seconds", "B.", []float64{.001, .01, .1, 1, 10}, "level")
+	h := metrics.NewRegistry().Histogram("b_seconds", "B.", []float64{.001, .01, .1, 1, 10}, "level")
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			h.Observe(0.05, "perfect")
@@ -215,8 +126,8 @@ func BenchmarkHistogramObserve(b *testing.B) {
 	})
 }
 
-func ExampleMetricRegistry() {
-	reg := bot.NewMetricRegistry()
+func ExampleRegistry() {
+	reg := metrics.NewRegistry()
 	moves := reg.Counter("moves_total", "Moves played, by side.", "side")
 	moves.Inc("x")
 	moves.Add(2, "o")
@@ -245,14 +156,14 @@ func FuzzLabelValue(f *testing.F) {
 		if !utf8.ValidString(v) {
 			t.Skip("label values are UTF-8")
 		}
-		reg := bot.NewMetricRegistry()
+		reg := metrics.NewRegistry()
 		reg.Counter("f_total", "F.", "v").Inc(v)
 		var b strings.Builder
 		if _, err := reg.WriteTo(&b); err != nil {
 			t.Fatal(err)
 		}
-		samples, _ := parseExposition(t, b.String())
-		if got, ok := find(samples, "f_total", "v", v); !ok || got != 1 {
+		samples, _ := metricstest.Parse(t, b.String())
+		if got, ok := metricstest.Find(samples, "f_total", "v", v); !ok || got != 1 {
 			t.Fatalf("value %q did not round-trip:\n%s", v, b.String())
 		}
 	})
@@ -262,8 +173,8 @@ func FuzzLabelValue(f *testing.F) {
 // keeps its last value when a count fails, and that the refresher stops
 // with its context.
 func TestRefreshActiveGames(t *testing.T) {
-	reg := bot.NewMetricRegistry()
-	m := bot.NewMetrics(reg)
+	reg := metrics.NewRegistry()
+	m := metrics.New(reg)
 	counts := []struct {
 		n   int64
 		err error
@@ -283,7 +194,7 @@ func TestRefreshActiveGames(t *testing.T) {
 			if calls > 0 { // the gauge as the previous call left it
 				var b strings.Builder
 				_, _ = reg.WriteTo(&b)
-				v, _ := find(mustParse(t, b.String()), "ttt_active_games")
+				v, _ := metricstest.Find(metricstest.MustParse(t, b.String()), "ttt_active_games")
 				seen <- v
 			}
 			if calls == len(counts) {
@@ -311,10 +222,4 @@ func TestRefreshActiveGames(t *testing.T) {
 	if len(failures) != 1 {
 		t.Errorf("failures reported: %v, want the one failed count", failures)
 	}
-}
-
-func mustParse(t *testing.T, text string) []sample {
-	t.Helper()
-	s, _ := parseExposition(t, text)
-	return s
 }

@@ -1,4 +1,4 @@
-package bot
+package rest
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestRetryPolicy(t *testing.T) {
 			}
 			clock := time.Unix(0, 0)
 			var pauses []time.Duration
-			p := retryPolicy{attempts: retryAttempts, first: retryFirst, budget: retryBudget,
+			p := retryPolicy{attempts: retryAttempts, first: DefaultRetryFirst, budget: retryBudget,
 				jitter: func() float64 { return 0.5 }, now: func() time.Time { return clock },
 				sleep: func(_ context.Context, d time.Duration) error {
 					pauses = append(pauses, d)
@@ -88,7 +88,7 @@ func TestRetryPolicy(t *testing.T) {
 func TestRetryPolicyJitterAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var pauses []time.Duration
-	p := retryPolicy{attempts: retryAttempts, first: retryFirst, budget: retryBudget,
+	p := retryPolicy{attempts: retryAttempts, first: DefaultRetryFirst, budget: retryBudget,
 		jitter: func() float64 { return 0.99 }, now: time.Now,
 		sleep: func(ctx context.Context, d time.Duration) error {
 			pauses = append(pauses, d)
@@ -100,7 +100,7 @@ func TestRetryPolicyJitterAndCancel(t *testing.T) {
 	if n != 1 || calls != 1 || err == nil {
 		t.Fatalf("do = %d attempts (%d calls), %v; want 1 attempt and its error", n, calls, err)
 	}
-	if want := time.Duration(float64(retryFirst) * 1.49); len(pauses) != 1 || pauses[0] != want {
+	if want := time.Duration(float64(DefaultRetryFirst) * 1.49); len(pauses) != 1 || pauses[0] != want {
 		t.Fatalf("pauses %v, want [%v] (jitter 0.99 of half to one and a half times)", pauses, want)
 	}
 }
@@ -215,7 +215,7 @@ func TestRetrySuperseded(t *testing.T) {
 	d := testRetrying(ses, ses, &gaveUp)
 	srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultResetAfter, Method: "PATCH", Times: 1})
 	checks := 0
-	ctx := withSuperseded(context.Background(), func() bool {
+	ctx := WithSuperseded(context.Background(), func() bool {
 		checks++
 		// The player saw the edit applied and played on.
 		if _, err := ses.ChannelMessageEdit("9", m.ID, "move 6"); err != nil {
@@ -225,8 +225,8 @@ func TestRetrySuperseded(t *testing.T) {
 	})
 	text := "move 4 again"
 	_, err = d.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: m.ID, Channel: "9", Content: &text}, discordgo.WithContext(ctx))
-	if !errors.Is(err, errSuperseded) || checks != 1 {
-		t.Fatalf("edit = %v after %d checks; want errSuperseded after one", err, checks)
+	if !errors.Is(err, ErrSuperseded) || checks != 1 {
+		t.Fatalf("edit = %v after %d checks; want ErrSuperseded after one", err, checks)
 	}
 	if got, _ := srv.Message(m.ID); got.Content != "move 6" {
 		t.Fatalf("the board shows %q, want the newer move 6", got.Content)

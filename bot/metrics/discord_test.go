@@ -1,4 +1,4 @@
-package bot_test
+package metrics_test
 
 import (
 	"net/http"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tttbot/ttt-bot/bot"
+	"github.com/tttbot/ttt-bot/bot/metrics"
+	"github.com/tttbot/ttt-bot/bot/metrics/metricstest"
 )
 
 func TestCountDiscordCalls(t *testing.T) {
@@ -19,8 +20,8 @@ func TestCountDiscordCalls(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	reg := bot.NewMetricRegistry()
-	c := bot.CountDiscordCalls(&http.Client{}, reg)
+	reg := metrics.NewRegistry()
+	c := metrics.CountDiscordCalls(&http.Client{}, reg)
 	for _, tt := range []struct{ method, path string }{
 		{"POST", "/api/v10/interactions/1/tok/callback"},
 		{"PATCH", "/api/v10/webhooks/2/tok/messages/@original"},
@@ -46,7 +47,7 @@ func TestCountDiscordCalls(t *testing.T) {
 	if _, err := reg.WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	samples, _ := parseExposition(t, b.String())
+	samples, _ := metricstest.Parse(t, b.String())
 	for _, want := range [][3]string{
 		{"interaction_callback", "POST", "ok"},
 		{"interaction_original", "PATCH", "ok"},
@@ -57,7 +58,7 @@ func TestCountDiscordCalls(t *testing.T) {
 		{"other", "GET", "ok"},
 		{"channel_message", "PATCH", "error"},
 	} {
-		if v, ok := find(samples, "ttt_discord_requests_total", "route", want[0], "method", want[1], "outcome", want[2]); !ok || v != 1 {
+		if v, ok := metricstest.Find(samples, "ttt_discord_requests_total", "route", want[0], "method", want[1], "outcome", want[2]); !ok || v != 1 {
 			t.Errorf("ttt_discord_requests_total%v = %v (present %v), want 1:\n%s", want, v, ok, b.String())
 		}
 	}

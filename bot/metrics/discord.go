@@ -1,4 +1,4 @@
-package bot
+package metrics
 
 import (
 	"net/http"
@@ -17,7 +17,7 @@ import (
 // (the bot's channel posts and edits), "commands" and "other". The
 // outcomes are "ok" (2xx), "429", "5xx", "4xx" and "error" (no answer: a
 // reset, a timeout, a refused connection). A nil c gets a new client.
-func CountDiscordCalls(c *http.Client, reg *MetricRegistry) *http.Client {
+func CountDiscordCalls(c *http.Client, reg *Registry) *http.Client {
 	if c == nil {
 		c = &http.Client{}
 	}

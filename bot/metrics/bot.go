@@ -1,14 +1,13 @@
-package bot
+package metrics
 
 import (
 	"context"
-	"runtime/metrics"
+	rtmetrics "runtime/metrics"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/tttbot/ttt-bot/ai"
-	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/sched"
 )
@@ -28,10 +27,10 @@ func latencyBuckets() []float64 {
 	return []float64{.005, .01, .025, .05, .1, .25, .5, 1, 1.5, 2, 3, 5, 10, 30}
 }
 
-// Metrics are the bot's metrics, registered in one MetricRegistry. A nil
+// Metrics are the bot's metrics, registered in one Registry. A nil
 // *Metrics records nothing, so a Bot without metrics pays nothing.
 type Metrics struct {
-	reg          *MetricRegistry
+	reg          *Registry
 	interactions *Counter
 	latency      *Histogram
 	inFlight     *Gauge
@@ -52,7 +51,7 @@ type Metrics struct {
 	pool atomic.Pointer[sched.Pool]
 }
 
-// NewMetrics registers the bot's metrics in reg:
+// New registers the bot's metrics in reg:
 //
 //	ttt_interactions_total{type,outcome}          interactions handled
 //	ttt_interaction_duration_seconds{type}        time to handle one
@@ -73,7 +72,7 @@ type Metrics struct {
 //	ttt_ai_queue_length, ttt_ai_queue_reserved    AI work waiting, games admitted
 //	go_*, process_* (the standard collectors),
 //	go_gc_heap_live_bytes                         the process
-func NewMetrics(reg *MetricRegistry) *Metrics {
+func New(reg *Registry) *Metrics {
 	m := newMetrics(reg)
 	stat := func(f func(sched.Stats) float64) func() float64 {
 		return func() float64 {
@@ -97,16 +96,16 @@ func NewMetrics(reg *MetricRegistry) *Metrics {
 // heapLive reads the heap the last collection found live: unlike
 // heapInUse it does not count garbage not yet collected.
 func heapLive() float64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 {
 		return 0
 	}
 	return float64(s[0].Value.Uint64())
 }
 
 // newMetrics registers the metrics that are not functions.
-func newMetrics(reg *MetricRegistry) *Metrics {
+func newMetrics(reg *Registry) *Metrics {
 	return &Metrics{
 		reg: reg,
 		interactions: reg.Counter("ttt_interactions_total",
@@ -142,92 +141,92 @@ func newMetrics(reg *MetricRegistry) *Metrics {
 	}
 }
 
-// watchPool makes the AI queue gauges read p.
-func (m *Metrics) watchPool(p *sched.Pool) {
+// WatchPool makes the AI queue gauges read p.
+func (m *Metrics) WatchPool(p *sched.Pool) {
 	if m == nil {
 		return
 	}
 	m.pool.Store(p)
 }
 
-// queued records how long AI work of class waited for a worker.
-func (m *Metrics) queued(class sched.Class, waited time.Duration) {
+// Queued records how long AI work of class waited for a worker.
+func (m *Metrics) Queued(class sched.Class, waited time.Duration) {
 	if m == nil {
 		return
 	}
 	m.queueWait.Observe(waited.Seconds(), class.String())
 }
 
-// shrink counts an AI move of level made on a shrunk budget.
-func (m *Metrics) shrink(level string) {
+// Shrink counts an AI move of level made on a shrunk budget.
+func (m *Metrics) Shrink(level string) {
 	if m == nil {
 		return
 	}
 	m.shrunk.Inc(level)
 }
 
-// shed counts heavy work of kind refused as busy.
-func (m *Metrics) shed(kind string) {
+// Shed counts heavy work of kind refused as busy.
+func (m *Metrics) Shed(kind string) {
 	if m == nil {
 		return
 	}
 	m.shedTotal.Inc(kind)
 }
 
-// discordGiveUp counts a write to Discord on route given up on.
-func (m *Metrics) discordGiveUp(route string) {
+// DiscordGiveUp counts a write to Discord on route given up on.
+func (m *Metrics) DiscordGiveUp(route string) {
 	if m == nil {
 		return
 	}
 	m.giveUps.Inc(route)
 }
 
-// discordRetried counts again attempts of a write to Discord on route.
-func (m *Metrics) discordRetried(route string, again int) {
+// DiscordRetried counts again attempts of a write to Discord on route.
+func (m *Metrics) DiscordRetried(route string, again int) {
 	if m == nil {
 		return
 	}
 	m.retries.Add(float64(again), route)
 }
 
-// deliveryDone counts an owed board shown by a sweeper.
-func (m *Metrics) deliveryDone() {
+// DeliveryDone counts an owed board shown by a sweeper.
+func (m *Metrics) DeliveryDone() {
 	if m == nil {
 		return
 	}
 	m.deliveries.Inc("shown")
 }
 
-// deliveryGivenUp counts an owed board given up.
-func (m *Metrics) deliveryGivenUp() {
+// DeliveryGivenUp counts an owed board given up.
+func (m *Metrics) DeliveryGivenUp() {
 	if m == nil {
 		return
 	}
 	m.deliveries.Inc("given_up")
 }
 
-// deliveryLate counts a board shown late whose turn started again.
-func (m *Metrics) deliveryLate() {
+// DeliveryLate counts a board shown late whose turn started again.
+func (m *Metrics) DeliveryLate() {
 	if m == nil {
 		return
 	}
 	m.deliveries.Inc("clock_restarted")
 }
 
-// undelivered records the backlog of owed boards.
-func (m *Metrics) undelivered(n int64) {
+// Undelivered records the backlog of owed boards.
+func (m *Metrics) Undelivered(n int64) {
 	if m == nil {
 		return
 	}
 	m.backlog.Set(float64(n))
 }
 
-// Registry returns the MetricRegistry the metrics live in.
-func (m *Metrics) Registry() *MetricRegistry { return m.reg }
+// Registry returns the Registry the metrics live in.
+func (m *Metrics) Registry() *Registry { return m.reg }
 
-// begin counts an interaction in flight and returns the function that
+// Begin counts an interaction in flight and returns the function that
 // records its end.
-func (m *Metrics) begin(typ string, start time.Time, now func() time.Time) func(outcome string) {
+func (m *Metrics) Begin(typ string, start time.Time, now func() time.Time) func(outcome string) {
 	if m == nil {
 		return func(string) {}
 	}
@@ -338,17 +337,4 @@ func (t timedPlayer) Move(ctx context.Context, p game.Position) (game.Cell, erro
 	c, err := t.p.Move(ctx, p)
 	t.hist.Observe(t.now().Sub(start).Seconds(), t.level)
 	return c, err
-}
-
-// outcomeOf names how an interaction ended, for ttt_interactions_total.
-func outcomeOf(err error, duplicate bool) string {
-	switch {
-	case err != nil && (render.ErrorKey(err) == render.KeyInternal || render.ErrorKey(err) == render.KeyStoreUnavailable):
-		return OutcomeError
-	case err != nil:
-		return OutcomeRefused
-	case duplicate:
-		return OutcomeDuplicate
-	}
-	return OutcomeOK
 }

@@ -1,4 +1,4 @@
-package bot
+package rest
 
 import (
 	"net/http"

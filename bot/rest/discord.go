@@ -1,4 +1,9 @@
-package bot
+// Package rest is the bot's side of Discord's REST API: the calls the bot
+// makes (Discord), the retry of its own writes when Discord fails them
+// for a moment (NewRetrying), the nonces and staleness checks those
+// writes carry in their contexts, and the client that points a session at
+// another API base URL (RedirectClient).
+package rest
 
 import (
 	"github.com/bwmarrin/discordgo"

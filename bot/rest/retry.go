@@ -1,4 +1,4 @@
-package bot
+package rest
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"time"
@@ -18,9 +19,10 @@ import (
 
 // Defaults of the retry of the bot's own writes (see retryingDiscord).
 const (
-	retryAttempts = 4                      // attempts in all, the first included
-	retryFirst    = 500 * time.Millisecond // the pause before the second attempt; it doubles
-	retryBudget   = 15 * time.Second       // no attempt starts after this much time
+	retryAttempts = 4 // attempts in all, the first included
+	// DefaultRetryFirst is the pause before the second attempt; it doubles.
+	DefaultRetryFirst = 500 * time.Millisecond
+	retryBudget       = 15 * time.Second // no attempt starts after this much time
 )
 
 // retryingDiscord is the Discord every feature of a Bot talks to: it
@@ -50,6 +52,41 @@ type retryingDiscord struct {
 	giveUp func(route string, attempts int, err error)
 	// retried is told of the attempts made again on route.
 	retried func(route string, again int)
+}
+
+// Retry configures NewRetrying.
+type Retry struct {
+	// First is the pause before the second attempt of a write; 0 means
+	// DefaultRetryFirst.
+	First time.Duration
+	// Jitter returns a number in [0, 1); a pause is its nominal length
+	// times 0.5 + Jitter(). Nil means math/rand.
+	Jitter func() float64
+	// GiveUp is told of every write given up on, with its route, the
+	// attempts made and the last error; nil for none.
+	GiveUp func(route string, attempts int, err error)
+	// Retried is told of the attempts made again on route; nil for none.
+	Retried func(route string, again int)
+}
+
+// NewRetrying wraps d so that the bot's own writes are retried (see
+// retryingDiscord).
+func NewRetrying(d Discord, r Retry) Discord {
+	if r.First <= 0 {
+		r.First = DefaultRetryFirst
+	}
+	if r.Jitter == nil {
+		r.Jitter = rand.Float64
+	}
+	if r.GiveUp == nil {
+		r.GiveUp = func(string, int, error) {}
+	}
+	if r.Retried == nil {
+		r.Retried = func(string, int) {}
+	}
+	return &retryingDiscord{Discord: d, raw: restOf(d),
+		policy: retryPolicy{attempts: retryAttempts, first: r.First, budget: retryBudget, jitter: r.Jitter, sleep: sleepCtx, now: time.Now},
+		giveUp: r.GiveUp, retried: r.Retried}
 }
 
 // rawRequester sends a request with a body of the bot's own making;
@@ -120,26 +157,26 @@ func (p retryPolicy) do(ctx context.Context, write func() error) (int, error) {
 			return n, err
 		}
 		if moved := supersededOf(ctx); moved != nil && moved() {
-			return n, errSuperseded
+			return n, ErrSuperseded
 		}
 		pause *= 2
 	}
 }
 
-// errSuperseded is the error of a write not tried again because what it
+// ErrSuperseded is the error of a write not tried again because what it
 // shows is out of date: the game moved on meanwhile, and whoever moved it
 // shows (or owes) the newer board. (An attempt whose connection was reset
 // after Discord applied it, tried again after the player had already
 // clicked the board it showed, would put that old board back over the
 // newer one.)
-var errSuperseded = errors.New("bot: the board changed meanwhile; not written again")
+var ErrSuperseded = errors.New("bot: the board changed meanwhile; not written again")
 
 // supersededKey carries a write's staleness check in its context.
 type supersededKey struct{}
 
-// withSuperseded makes the writes made with ctx stop retrying once moved
+// WithSuperseded makes the writes made with ctx stop retrying once moved
 // reports that what they show is out of date.
-func withSuperseded(ctx context.Context, moved func() bool) context.Context {
+func WithSuperseded(ctx context.Context, moved func() bool) context.Context {
 	return context.WithValue(ctx, supersededKey{}, moved)
 }
 
@@ -165,7 +202,7 @@ func (d *retryingDiscord) retry(route string, options []discordgo.RequestOption,
 	if n > 1 && d.retried != nil {
 		d.retried(route, n-1)
 	}
-	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) && !errors.Is(err, errSuperseded) {
+	if err != nil && d.giveUp != nil && (n > 1 || retryable(ctx, err)) && !errors.Is(err, ErrSuperseded) {
 		d.giveUp(route, n, err)
 	}
 	return err
@@ -272,4 +309,19 @@ func restOf(dc Discord) rawRequester {
 		}
 	}
 	return nil
+}
+
+// nonceKey carries a post's nonce in its context.
+type nonceKey struct{}
+
+// WithNonce makes the posts made with ctx carry nonce (at most 25
+// characters), so that the same post made twice is one message.
+func WithNonce(ctx context.Context, nonce string) context.Context {
+	return context.WithValue(ctx, nonceKey{}, nonce)
+}
+
+// nonceOf is the nonce WithNonce put in ctx, or "".
+func nonceOf(ctx context.Context) string {
+	n, _ := ctx.Value(nonceKey{}).(string)
+	return n
 }

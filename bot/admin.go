@@ -129,8 +129,9 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 	if err != nil {
 		return fmt.Errorf("bot: rematch of %s: %w", s.ID, err)
 	}
-	if s.Duel() {
-		return b.duel(ctx, c, command.AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules})
+	if s.Duel() { // a new duel, as /ttt ai-duel's route starts it
+		req := command.AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules}
+		return playable(func(b *Bot, ctx context.Context, c *call, _ command.Request) error { return b.duel(ctx, c, req) })(b, ctx, c, req)
 	}
 	side := s.SideOf(c.user)
 	if side == game.Empty {

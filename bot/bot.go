@@ -272,6 +272,9 @@ type call struct {
 	warnings []error
 	// duplicate is set for a redelivered interaction, which is ignored.
 	duplicate bool
+	// settings are the server's settings as the playable middleware
+	// checked them, for the handler of a command that starts a game.
+	settings settings.Server
 }
 
 // HandleInteraction handles one interaction: a slash command or a click on

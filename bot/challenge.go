@@ -12,9 +12,6 @@ import (
 
 // challenge posts a challenge to a user, or to anyone.
 func (b *Bot) challenge(ctx context.Context, c *call, r command.ChallengeRequest) error {
-	if _, err := b.mayPlay(ctx, c); err != nil {
-		return err
-	}
 	side := game.X
 	if r.First == command.FirstOther || r.First == command.FirstRandom && !b.coin() {
 		side = game.O

@@ -28,17 +28,13 @@ type duelJob struct {
 
 // The route of /ttt ai-duel (see routes.go).
 func init() {
-	routeCommand(command.Path(command.Name, command.SubAIDuel), (*Bot).duel)
+	routeCommand(command.Path(command.Name, command.SubAIDuel), (*Bot).duel, playable)
 }
 
 // duel starts an AI duel: the board is posted, and the RunSweeper loop
 // plays one move per Options.DuelStep by editing it.
 func (b *Bot) duel(ctx context.Context, c *call, r command.AIDuelRequest) error {
-	st, err := b.mayPlay(ctx, c)
-	if err != nil {
-		return err
-	}
-	if !st.Duels {
+	if !c.settings.Duels {
 		return userErr(KeyDuelsOff)
 	}
 	x, o := r.X, r.O

@@ -32,8 +32,8 @@ const (
 // resigning, the help, stats and leaderboards, and the buttons of a
 // board and of a challenge (see routes.go).
 func init() {
-	routeCommand(command.Path(command.Name, command.SubChallenge), (*Bot).challenge)
-	routeCommand(command.Path(command.Name, command.SubVsAI), (*Bot).vsAI)
+	routeCommand(command.Path(command.Name, command.SubChallenge), (*Bot).challenge, playable)
+	routeCommand(command.Path(command.Name, command.SubVsAI), (*Bot).vsAI, playable)
 	routeCommand(command.Path(command.Name, command.SubResign),
 		func(b *Bot, ctx context.Context, c *call, _ command.ResignRequest) error {
 			return b.resignCommand(ctx, c)
@@ -63,10 +63,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r command.VsAIRequest) error {
 	if err := b.checkNetwork(c.loc, r.AI.Level, r.Rules); err != nil {
 		return err
 	}
-	st, err := b.mayPlay(ctx, c)
-	if err != nil {
-		return err
-	}
+	st := c.settings
 	comp := r.AI
 	if err := b.admitGame(c, "game", r.Rules.String(), persistence.Seat{AI: comp}); err != nil {
 		return err

@@ -40,7 +40,7 @@ const dayFormat = "2006-01-02"
 
 // The route of /ttt puzzle (see routes.go).
 func init() {
-	routeCommand(command.Path(command.Name, command.SubPuzzle), (*Bot).puzzle)
+	routeCommand(command.Path(command.Name, command.SubPuzzle), (*Bot).puzzle, playable)
 }
 
 // puzzle starts the day's puzzle on a board: the same position for
@@ -49,9 +49,6 @@ func init() {
 func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) error {
 	if _, err := b.levels.New(puzzleLevel, ai.Options{}); err != nil {
 		return &UserError{Key: render.KeyUnavailable, Err: err}
-	}
-	if _, err := b.mayPlay(ctx, c); err != nil {
-		return err
 	}
 	day := b.now().UTC().Format(dayFormat)
 	key := r.Rules.String()

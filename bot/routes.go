@@ -20,9 +20,12 @@ import (
 // function next to its handlers), so a new command is its definition,
 // request and parser in bot/command, one registration here, its catalog
 // keys and its goldens.
-// Cross-cutting rules that wrap whole routes are middleware
-// (moderatorOnly); the rules every interaction passes (a redelivery, the
-// per-user rate limit) are checked once before routing (Bot.handle).
+// Cross-cutting rules that wrap whole routes are middleware: moderatorOnly
+// (/ttt-admin), playable (the server's channels, role and games limits,
+// for the commands that start a game). The rules every interaction passes
+// (a redelivery is ignored, the per-user rate limit) are checked once
+// before routing (Bot.handle): they hold for a click on a stale button
+// too, and a redelivery must not count against the rate limit.
 
 // handler handles a parsed command.
 type handler func(b *Bot, ctx context.Context, c *call, r command.Request) error
@@ -93,6 +96,21 @@ func moderatorOnly(next handler) handler {
 		if !b.moderator(ctx, c) {
 			return &UserError{Key: KeyNotModerator, Err: fmt.Errorf("bot: %s is not a moderator in guild %s", c.user, c.i.GuildID)}
 		}
+		return next(b, ctx, c, r)
+	}
+}
+
+// playable lets a command that starts a game through only where a game
+// may start (Bot.mayPlay): in the server's channels, for a member with its
+// role, within its games limits. The handler finds the server's settings
+// in c.settings.
+func playable(next handler) handler {
+	return func(b *Bot, ctx context.Context, c *call, r command.Request) error {
+		st, err := b.mayPlay(ctx, c)
+		if err != nil {
+			return err
+		}
+		c.settings = st
 		return next(b, ctx, c, r)
 	}
 }

@@ -60,7 +60,21 @@ func TestLockLeaseRunsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(120 * time.Millisecond)
+	// The lease runs out on Redis's clock (PX): wait until the key has
+	// gone, polling, rather than for a guessed time.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		err := e.store.CheckLock(ctx, a)
+		if errors.Is(err, persistence.ErrLockLost) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a 50ms lease still held after 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	b, err := e.store.AcquireLock(ctx, "train", "job-b", time.Minute)
 	if err != nil {
 		t.Fatalf("after the lease: %v", err)

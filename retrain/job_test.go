@@ -406,15 +406,28 @@ func TestRunAfterKilledHolder(t *testing.T) {
 	addGames(t, ctx, e.store, rules, 3, 1)
 	_, dead := e.another(t)
 	const lease = 400 * time.Millisecond
-	if _, err := dead.AcquireLock(ctx, retrain.LockName, "killed-proc", lease); err != nil {
+	held, err := dead.AcquireLock(ctx, retrain.LockName, "killed-proc", lease)
+	if err != nil {
 		t.Fatal(err)
 	}
-	taken := time.Now()
 	job := retrain.New(e.store, tinyConfig("proc-a"))
 	if _, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil); !errors.Is(err, retrain.ErrRunning) || !strings.Contains(err.Error(), "killed-proc") {
 		t.Fatalf("run during the dead holder's lease: %v; want ErrRunning naming killed-proc", err)
 	}
-	time.Sleep(time.Until(taken.Add(lease + 50*time.Millisecond)))
+	// The lease runs out on Redis's clock: wait until the lock is gone.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := dead.CheckLock(ctx, held)
+		if errors.Is(err, persistence.ErrLockLost) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead holder's %v lease still held after 10s", lease)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	rep, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil || !rep.Promoted {
 		t.Fatalf("run after the lease: %v, %q", err, rep.Reason)

@@ -49,7 +49,19 @@ func TestRunYieldsToPlayers(t *testing.T) {
 		})
 		done <- result{rep, err}
 	}()
-	time.Sleep(200 * time.Millisecond)
+	// The run queues for the worker (the whole run is one job of the pool)
+	// and does not train meanwhile.
+	for deadline := time.Now().Add(10 * time.Second); pool.Stats().Waiting() != 1; {
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended while a player's move held the only worker: %v", r.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not queue for the worker: %+v", pool.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if trained.Load() {
 		t.Fatal("the run trained while a player's move held the only worker")
 	}

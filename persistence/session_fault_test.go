@@ -84,13 +84,7 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 
 	// Redis stops with the clicks under way: a move acknowledged for every
 	// game on average.
-	waitMoves := time.Now().Add(10 * time.Second)
-	for moves.Load() < games {
-		if time.Now().After(waitMoves) {
-			t.Fatalf("%d moves acknowledged in 10s", moves.Load())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, 10*time.Second, "a move acknowledged per game", func() bool { return moves.Load() >= games })
 	if err := e.srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -138,17 +132,14 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 		}
 	}
 	// Every player has clicked into the outage before it ends.
-	waitThrough := time.Now().Add(10 * time.Second)
-	for i := 0; i < games; {
-		if through[i].Load() {
-			i++
-			continue
+	waitUntil(t, 10*time.Second, "every player clicking into the outage", func() bool {
+		for i := range through {
+			if !through[i].Load() {
+				return false
+			}
 		}
-		if time.Now().After(waitThrough) {
-			t.Fatalf("player %d saw no failure 10s into the outage", i)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return true
+	})
 	close(stop)
 	wg.Wait()
 	if err := e.srv.Start(ctx); err != nil {

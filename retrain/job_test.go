@@ -53,6 +53,18 @@ func (e *env) another(t *testing.T) (*redis.Client, *persistence.Store) {
 	return rdb, persistence.New(rdb, persistence.Options{PseudonymKey: []byte("test key")})
 }
 
+// waitUntil polls cond until it holds, failing the test if it does not
+// within timeout (which bounds a failure only).
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", timeout, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -415,19 +427,13 @@ func TestRunAfterKilledHolder(t *testing.T) {
 		t.Fatalf("run during the dead holder's lease: %v; want ErrRunning naming killed-proc", err)
 	}
 	// The lease runs out on Redis's clock: wait until the lock is gone.
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	waitUntil(t, 10*time.Second, "the dead holder's lease runs out", func() bool {
 		err := dead.CheckLock(ctx, held)
-		if errors.Is(err, persistence.ErrLockLost) {
-			break
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, persistence.ErrLockLost) {
 			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the dead holder's %v lease still held after 10s", lease)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return err != nil
+	})
 	rep, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil || !rep.Promoted {
 		t.Fatalf("run after the lease: %v, %q", err, rep.Reason)

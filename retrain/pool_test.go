@@ -51,17 +51,14 @@ func TestRunYieldsToPlayers(t *testing.T) {
 	}()
 	// The run queues for the worker (the whole run is one job of the pool)
 	// and does not train meanwhile.
-	for deadline := time.Now().Add(10 * time.Second); pool.Stats().Waiting() != 1; {
+	waitUntil(t, 10*time.Second, "the run queued for the worker", func() bool {
 		select {
 		case r := <-done:
 			t.Fatalf("the run ended while a player's move held the only worker: %v", r.err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not queue for the worker: %+v", pool.Stats())
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return pool.Stats().Waiting() == 1
+	})
 	if trained.Load() {
 		t.Fatal("the run trained while a player's move held the only worker")
 	}

@@ -23,8 +23,11 @@ func TestE2ELostEditDelivered(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
-			b := tr.start(t, bot.Options{MoveTimeout: 100 * time.Millisecond, RetryPause: 5 * time.Millisecond,
-				TurnTime: turn, RateBurst: -1})
+			// The bot and the Store run on a clock that moves only when
+			// told: the outage lasts as long as the test says, in no time.
+			clk := newClock()
+			b := tr.startStore(t, bot.Options{MoveTimeout: 100 * time.Millisecond, RetryPause: 5 * time.Millisecond,
+				TurnTime: turn, RateBurst: -1, Now: clk.Now}, persistence.Options{Now: clk.Now})
 			b.sweeper(50 * time.Millisecond)
 			b.srv.Fail(fakediscord.Fault{Kind: fakediscord.FaultHTML, Method: "PATCH", Share: 1})
 
@@ -36,26 +39,37 @@ func TestE2ELostEditDelivered(t *testing.T) {
 				s = b.gameOf(t, board)
 				return s != nil && len(s.Moves) == 1
 			})
+			// The bot gives up showing the computer's move: the board is
+			// owed to the screen.
+			waitFor(t, func() bool { return b.owed(t) == 1 })
 			// Longer than the turn: without the debt the player would lose
-			// on time a turn they never saw.
+			// on time a turn they never saw. Sweeps run after the clock
+			// moves on, each finding the turn overdue and trying the board
+			// again (it still fails).
 			outage := 2*turn + time.Second
-			time.Sleep(outage)
+			clk.Advance(outage)
+			b.sweeps(2)
+			clk.Advance(outage)
+			b.sweeps(2)
 			if s = b.gameOf(t, board); s.Status != persistence.StatusActive {
-				t.Fatalf("after an outage of %v the game is %v (%v): the player lost a turn they were not shown", outage, s.Status, s.End)
+				t.Fatalf("after an outage of %v the game is %v (%v): the player lost a turn they were not shown", 2*outage, s.Status, s.End)
 			}
 			if n := b.owed(t); n != 1 {
 				t.Fatalf("%d boards owed during the outage, want 1", n)
 			}
 			b.srv.ClearFaults()
-			shown := time.Now()
+			// The next try of the owed board is due oweRetry (5 s) after
+			// the last; a sweep then shows it.
+			clk.Advance(10 * time.Second)
+			shown := clk.Now()
 			m := b.waitMessage(board, func(m fakediscord.Message) bool { return takenCells(b.e2e, &m) == 1 })
 			if clickable := len(b.cells(&m)) - disabledCells(b.e2e, &m); clickable == 0 {
 				t.Fatalf("the board shows the computer's move but no cell to click")
 			}
 			waitFor(t, func() bool { return b.owed(t) == 0 })
 			s = b.gameOf(t, board)
-			if s.Status != persistence.StatusActive || s.Deadline.Before(shown.Add(turn-time.Second)) {
-				t.Fatalf("after delivery: %v, deadline %v; want active with the turn counted from the board's delivery (~%v)",
+			if s.Status != persistence.StatusActive || s.Deadline.Before(shown.Add(turn)) {
+				t.Fatalf("after delivery: %v, deadline %v; want active with the turn counted from the board's delivery (%v)",
 					s.Status, s.Deadline, shown.Add(turn))
 			}
 			if n := b.messagesIn(e2eChannel); n != 1 {

@@ -215,7 +215,9 @@ func TestE2EOverdueFirstMove(t *testing.T) {
 	if len(s.Moves) != 0 {
 		t.Fatalf("the game has %d moves before the worker is free", len(s.Moves))
 	}
-	time.Sleep(800 * time.Millisecond) // the handler gives up waiting
+	// The handler gives up waiting for the worker (HandlerTimeout) and says
+	// so; only then is the worker free, so the reply is the sweeper's.
+	waitFor(t, func() bool { return strings.Contains(e.logs.String(), `msg="bot: interaction failed"`) })
 	close(release)
 	e.sweeper(50 * time.Millisecond)
 	m := waitClickable(e, r.Message.ID, 15)

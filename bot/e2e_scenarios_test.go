@@ -46,13 +46,22 @@ type scenarioBed struct {
 	restart func()
 }
 
+// transport is one way Discord reaches the bot: startStore starts a bot
+// on it with Store options (a clock), start with none.
+type transport struct {
+	name       string
+	startStore func(t *testing.T, opts bot.Options, popts persistence.Options) *scenarioBed
+}
+
+func (tr transport) start(t *testing.T, opts bot.Options) *scenarioBed {
+	t.Helper()
+	return tr.startStore(t, opts, persistence.Options{})
+}
+
 // transports are the two ways Discord reaches the bot.
-var transports = []struct {
-	name  string
-	start func(t *testing.T, opts bot.Options) *scenarioBed
-}{
-	{"gateway", func(t *testing.T, opts bot.Options) *scenarioBed {
-		e := newE2E(t, opts)
+var transports = []transport{
+	{"gateway", func(t *testing.T, opts bot.Options, popts persistence.Options) *scenarioBed {
+		e := newE2EStore(t, opts, popts)
 		return &scenarioBed{e2e: e, restart: func() {
 			t.Helper()
 			if _, err := e.srv.WaitGateway(e.ctx, func(g fakediscord.GatewayState) bool { return g.ConnHeartbeats > 0 }); err != nil {
@@ -61,15 +70,17 @@ var transports = []struct {
 			if err := e.ses.Close(); err != nil {
 				t.Fatalf("closing the first session: %v", err)
 			}
-			store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
+			popts := e.popts
+			popts.PseudonymKey = e2ePseudonymKey
+			store := persistence.New(redistest.Client(t, e.redis), popts)
 			e.openGateway(store, opts, nil)
 			if g := e.srv.GatewayState(); g.Identifies != 2 {
 				t.Fatalf("%d IDENTIFYs after the restart, want 2 (a new process, not a resume)", g.Identifies)
 			}
 		}}
 	}},
-	{"http", func(t *testing.T, opts bot.Options) *scenarioBed {
-		e, procs := newHTTPE2E(t, 1, opts, httpmode.EndpointOptions{})
+	{"http", func(t *testing.T, opts bot.Options, popts persistence.Options) *scenarioBed {
+		e, procs := newHTTPE2EStore(t, 1, opts, popts, httpmode.EndpointOptions{})
 		wantCommands(t, e)
 		cur := procs[0]
 		return &scenarioBed{e2e: e, restart: func() {

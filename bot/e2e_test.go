@@ -49,6 +49,9 @@ type e2e struct {
 	// redis is the private redis-server behind store, for a second Store
 	// (another process, or the bot after a restart).
 	redis *persistence.Server
+	// popts are the options of the Stores the test opens besides store
+	// (a clock); PseudonymKey is set on each.
+	popts persistence.Options
 
 	mu         sync.Mutex
 	deliveries []*fakediscord.Delivery
@@ -94,7 +97,7 @@ func newE2EWrapped(t *testing.T, opts bot.Options, popts persistence.Options, wr
 	cat, signer := e2eCatalogSigner(t)
 	srv := fakediscord.New(t, fakediscord.Options{})
 	logs := &syncBuffer{}
-	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs, redis: rsrv}
+	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs, redis: rsrv, popts: popts}
 	e.openGateway(store, opts, wrap)
 	t.Cleanup(func() {
 		if t.Failed() {

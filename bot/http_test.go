@@ -58,13 +58,20 @@ func (p *httpProc) served(t *testing.T) int {
 // The returned e2e acts through the fake as the gateway tests do.
 func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo httpmode.EndpointOptions) (*e2e, []*httpProc) {
 	t.Helper()
+	return newHTTPE2EStore(t, n, opts, persistence.Options{}, eo)
+}
+
+// newHTTPE2EStore is newHTTPE2E with Store options (a clock) for every
+// process.
+func newHTTPE2EStore(t *testing.T, n int, opts bot.Options, popts persistence.Options, eo httpmode.EndpointOptions) (*e2e, []*httpProc) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	t.Cleanup(cancel)
 	rsrv := redistest.Start(t)
 	cat, signer := e2eCatalogSigner(t)
 	srv := fakediscord.New(t, fakediscord.Options{})
 	logs := &syncBuffer{}
-	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs, redis: rsrv}
+	e := &e2e{t: t, ctx: ctx, srv: srv, cat: cat, signer: signer, logs: logs, redis: rsrv, popts: popts}
 	var procs []*httpProc
 	for k := range n {
 		p, store := e.startHTTPProc(k, opts, eo)
@@ -91,7 +98,9 @@ func newHTTPE2E(t *testing.T, n int, opts bot.Options, eo httpmode.EndpointOptio
 func (e *e2e) startHTTPProc(k int, opts bot.Options, eo httpmode.EndpointOptions) (*httpProc, *persistence.Store) {
 	t := e.t
 	t.Helper()
-	store := persistence.New(redistest.Client(t, e.redis), persistence.Options{PseudonymKey: e2ePseudonymKey})
+	popts := e.popts
+	popts.PseudonymKey = e2ePseudonymKey
+	store := persistence.New(redistest.Client(t, e.redis), popts)
 	ses, err := e.srv.Session()
 	if err != nil {
 		t.Fatal(err)

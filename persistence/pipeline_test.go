@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +43,27 @@ func pipelineWait(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// redisBlockedClients is the number of clients blocked in Redis (INFO
+// clients, blocked_clients).
+func redisBlockedClients(t *testing.T, rdb *redis.Client) int {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "clients").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "blocked_clients:"); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("blocked_clients: %q", v)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no blocked_clients in INFO clients:\n%s", info)
+	return 0
 }
 
 // pipelineQueued returns a condition that b has n commands queued.
@@ -177,7 +200,12 @@ func TestBatcherCancelledInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipelineWait(t, "the pipeline sent", func() bool { return b.pipelines.Load() == 1 })
-	time.Sleep(20 * time.Millisecond) // let it reach Redis
+	// The pipeline has reached Redis once its BLPOP gate2 blocks there: the
+	// hold's BLPOP gate1 was served by the RPUSH (LLEN gate1 is 0), so the
+	// one blocked client is the pipeline's.
+	pipelineWait(t, "the pipeline blocked in Redis", func() bool {
+		return rdb.LLen(context.Background(), "gate1").Val() == 0 && redisBlockedClients(t, rdb) == 1
+	})
 	cancel()
 	select {
 	case err := <-second:

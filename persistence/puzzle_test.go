@@ -96,13 +96,24 @@ func TestDailyPuzzleRace(t *testing.T) {
 	results := make([]string, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
+	// Nobody finishes drawing before every caller has started to draw: none
+	// is stored until then, so all n miss and race to store theirs.
+	var drawing atomic.Int32
+	allDrawing := make(chan struct{})
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
 			v, err := stores[i%2].DailyPuzzle(ctx, "G", puzzleDay(0), "3x3k3", func() (string, error) {
-				time.Sleep(5 * time.Millisecond) // drawing takes a while: let the others miss too
+				if drawing.Add(1) == n {
+					close(allDrawing)
+				}
+				select {
+				case <-allDrawing:
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
 				return fmt.Sprintf("puzzle-%d", i), nil
 			})
 			if err != nil {

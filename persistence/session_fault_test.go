@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,13 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 	// version Redis acknowledged.
 	acked := make([]int64, games)
 	stop := make(chan struct{})
+	// moves counts the moves acknowledged; once Redis is down, each player
+	// marks through[i] when a call of theirs has failed (or their game is
+	// over), so that the test sees clicks through the outage without
+	// guessing how long they take.
+	var moves atomic.Int64
+	var down atomic.Bool
+	through := make([]atomic.Bool, games)
 	var wg sync.WaitGroup
 	for i := range games {
 		wg.Go(func() {
@@ -53,26 +61,34 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 					if p.Over() {
 						cancel()
 						acked[i] = g.Version
+						through[i].Store(true)
 						<-stop
 						return
 					}
 					by := g.Seat(p.ToMove()).User
 					if g, err = e.store.Play(cctx, ids[i], g.Version, by, p.Empty().First()); err == nil {
 						v = g.Version
+						moves.Add(1)
 					}
 				}
 				cancel()
 				if err != nil {
-					time.Sleep(5 * time.Millisecond)
+					if down.Load() {
+						through[i].Store(true)
+					}
+					time.Sleep(5 * time.Millisecond) // a player's pause before clicking again
 				}
 			}
 		})
 	}
 
-	time.Sleep(50 * time.Millisecond)
+	// Redis stops with the clicks under way: a move acknowledged for every
+	// game on average.
+	waitUntil(t, 10*time.Second, "a move acknowledged per game", func() bool { return moves.Load() >= games })
 	if err := e.srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
+	down.Store(true)
 	// Every kind of call fails cleanly and in time while Redis is down.
 	calls := map[string]func(context.Context) error{
 		"Game": func(c context.Context) error { _, err := e.store.Game(c, ids[0]); return err },
@@ -115,7 +131,15 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 			t.Errorf("%s: a connection failure (%v) is not ErrUnavailable", name, err)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Every player has clicked into the outage before it ends.
+	waitUntil(t, 10*time.Second, "every player clicking into the outage", func() bool {
+		for i := range through {
+			if !through[i].Load() {
+				return false
+			}
+		}
+		return true
+	})
 	close(stop)
 	wg.Wait()
 	if err := e.srv.Start(ctx); err != nil {

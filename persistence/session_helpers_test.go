@@ -12,6 +12,18 @@ import (
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
+// waitUntil polls cond until it holds, failing the test if it does not
+// within timeout (which bounds a failure only).
+func waitUntil(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", timeout, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // env is a private redis-server, a client and a Store on it.
 type sessEnv struct {
 	srv   *persistence.Server

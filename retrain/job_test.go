@@ -53,6 +53,18 @@ func (e *env) another(t *testing.T) (*redis.Client, *persistence.Store) {
 	return rdb, persistence.New(rdb, persistence.Options{PseudonymKey: []byte("test key")})
 }
 
+// waitUntil polls cond until it holds, failing the test if it does not
+// within timeout (which bounds a failure only).
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", timeout, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -406,15 +418,22 @@ func TestRunAfterKilledHolder(t *testing.T) {
 	addGames(t, ctx, e.store, rules, 3, 1)
 	_, dead := e.another(t)
 	const lease = 400 * time.Millisecond
-	if _, err := dead.AcquireLock(ctx, retrain.LockName, "killed-proc", lease); err != nil {
+	held, err := dead.AcquireLock(ctx, retrain.LockName, "killed-proc", lease)
+	if err != nil {
 		t.Fatal(err)
 	}
-	taken := time.Now()
 	job := retrain.New(e.store, tinyConfig("proc-a"))
 	if _, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil); !errors.Is(err, retrain.ErrRunning) || !strings.Contains(err.Error(), "killed-proc") {
 		t.Fatalf("run during the dead holder's lease: %v; want ErrRunning naming killed-proc", err)
 	}
-	time.Sleep(time.Until(taken.Add(lease + 50*time.Millisecond)))
+	// The lease runs out on Redis's clock: wait until the lock is gone.
+	waitUntil(t, 10*time.Second, "the dead holder's lease runs out", func() bool {
+		err := dead.CheckLock(ctx, held)
+		if err != nil && !errors.Is(err, persistence.ErrLockLost) {
+			t.Fatal(err)
+		}
+		return err != nil
+	})
 	rep, err := job.Run(ctx, retrain.Request{Rules: rules, Force: true}, nil)
 	if err != nil || !rep.Promoted {
 		t.Fatalf("run after the lease: %v, %q", err, rep.Reason)

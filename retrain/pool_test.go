@@ -49,7 +49,16 @@ func TestRunYieldsToPlayers(t *testing.T) {
 		})
 		done <- result{rep, err}
 	}()
-	time.Sleep(200 * time.Millisecond)
+	// The run queues for the worker (the whole run is one job of the pool)
+	// and does not train meanwhile.
+	waitUntil(t, 10*time.Second, "the run queued for the worker", func() bool {
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended while a player's move held the only worker: %v", r.err)
+		default:
+		}
+		return pool.Stats().Waiting() == 1
+	})
 	if trained.Load() {
 		t.Fatal("the run trained while a player's move held the only worker")
 	}

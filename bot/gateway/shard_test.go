@@ -360,9 +360,13 @@ func TestBackoffOnNetworkErrors(t *testing.T) {
 	h := start(t, time.Minute)
 	h.srv.SetUnreachable(true)
 	h.srv.DropGateway()
-	for {
-		if sleeps, _ := h.recorded(); len(sleeps) >= 9 {
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		sleeps, _ := h.recorded()
+		if len(sleeps) >= 9 {
 			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d backoffs in 10s, want 9", len(sleeps))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -440,11 +444,13 @@ func TestIdentifyWaitGatesEachIdentify(t *testing.T) {
 	t.Parallel()
 	srv := fakediscord.New(t, fakediscord.Options{})
 	gate := make(chan struct{})
+	waiting := make(chan struct{}, 10) // a send each time IdentifyWait is called
 	events := make(chan string, 10)
 	sh, err := gateway.New(gateway.Config{
 		Token: srv.Token(), URL: srv.GatewayURL(),
 		Dispatch: func(name string, _ json.RawMessage) { events <- name },
 		IdentifyWait: func(ctx context.Context) error {
+			waiting <- struct{}{}
 			select {
 			case <-gate:
 				return nil
@@ -466,7 +472,15 @@ func TestIdentifyWaitGatesEachIdentify(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 	}()
-	time.Sleep(50 * time.Millisecond)
+	inIdentifyWait := func() {
+		t.Helper()
+		select {
+		case <-waiting:
+		case <-time.After(10 * time.Second):
+			t.Fatal("IdentifyWait not called within 10s")
+		}
+	}
+	inIdentifyWait()
 	if n := len(srv.GatewayConns()); n != 0 {
 		t.Fatalf("%d connections before IdentifyWait returned", n)
 	}
@@ -481,8 +495,11 @@ func TestIdentifyWaitGatesEachIdentify(t *testing.T) {
 	if e := <-events; e != "RESUMED" {
 		t.Fatalf("event %s after a drop", e)
 	}
+	if n := len(waiting); n != 0 {
+		t.Fatalf("IdentifyWait called %d times for a resume", n)
+	}
 	srv.InvalidSession(false) // a new identify does
-	time.Sleep(50 * time.Millisecond)
+	inIdentifyWait()
 	if st, _ := sh.State(); st != gateway.Identifying {
 		t.Fatalf("state %v while waiting to identify again", st)
 	}

@@ -289,7 +289,24 @@ func TestRetrainKilledMidTraining(t *testing.T) {
 		}
 	}
 	// ...and then a new run takes it and finishes.
-	time.Sleep(time.Until(killed.Add(lease + 200*time.Millisecond)))
+	// The lease runs out on Redis's clock: wait until the lock is free (a
+	// probe takes it for a millisecond and gives it back).
+	for deadline := killed.Add(lease + 10*time.Second); ; {
+		probe, err := store.AcquireLock(ctx, retrain.LockName, "probe", time.Millisecond)
+		if err == nil {
+			if err := store.ReleaseLock(ctx, probe); err != nil && !errors.Is(err, persistence.ErrLockLost) {
+				t.Fatal(err)
+			}
+			break
+		}
+		if !errors.Is(err, persistence.ErrLockHeld) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed run's %v lease still held %v after the kill", lease, time.Since(killed))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	r := runFixed(t, "", append([]string{"retrain", "-json", "-lease", lease.String()}, quickRetrain...)...)
 	if r.code != exitOK {
 		t.Fatalf("after the lease: exit %d\nstderr:\n%s", r.code, r.stderr)

@@ -1,28 +1,23 @@
-// Package bot is the Discord side of ttt-bot: the application commands,
-// interaction routing, rendering, permissions, localisation and transports.
+// Package bot is the Discord adapter of ttt-bot: it receives interactions
+// (from the gateway or the HTTP endpoint), routes each to its feature's
+// handler, and answers through Discord's REST API.
 //
-// The foundations in this package are pure functions with no network, no
-// clock and no global state:
+// What it stands on does no I/O of its own and lives in packages of its
+// own: bot/command (the slash commands' definitions and the reading of
+// their options into typed requests), bot/settings (a server's settings as
+// data), bot/render (every message, built from data and a locale),
+// bot/tourney (a tournament's steps), bot/customid (signed button IDs),
+// bot/i18n (the catalogs), bot/metrics and bot/rest (the retried writes to
+// Discord).
 //
-//   - Commands builds the application-command definitions, with name and
-//     description localisations, and ParseCommand turns the option data of a
-//     slash-command interaction into a typed command.Request, or a *UserError that
-//     the i18n.Catalog renders in the user's language.
-//   - customid.Signer encodes and decodes the custom IDs of board buttons: the game,
-//     the move number the board showed and the cell, signed with a truncated
-//     HMAC so forged and malformed IDs are rejected.
-//   - i18n.Catalog holds the localised texts (English, Brazilian Portuguese and
-//     Greek), embedded from locales/*.json.
-//   - render.Renderer turns a persistence.Session into the exact
-//     discordgo.InteractionResponseData sent to Discord: the board as a grid
-//     of buttons, challenges, and short ephemeral replies. render.CheckMessage
-//     verifies Discord's size limits.
-//
-// Around them, Bot handles interactions through a Store and the AI levels.
-// The networks the neural and humanlike levels play are kept current by a
-// ModelWatcher (the model registry's versions, hot-swapped as they are
-// published or rolled back, else the shipped weights); /ttt-admin model
-// shows and rolls them back, and /ttt-admin retrain runs the retrain job
-// (package retrain) in the RunSweeper loop, editing its message with
-// the progress and ending it with a report embed and a PNG chart.
+// Here are only what needs a Bot: the route table (routes.go) and one
+// file per feature, each registering its routes next to its handlers
+// (handlers.go for games, challenge.go, duel.go, hint.go, history.go,
+// puzzle.go, privacy.go, abuse.go, admin.go, admin_retrain.go, settings.go,
+// tourney_*.go); the life of a game on the screen (lifecycle.go,
+// delivery.go, sweeper.go: turn deadlines, boards owed to the screen,
+// duels, tournaments and retrains advanced by the RunSweeper loop); and the
+// AI work queue's use (aiwork.go). The networks the neural and humanlike
+// levels play are kept current by retrain's ModelWatcher; /ttt-admin
+// retrain runs the retrain job in the RunSweeper loop.
 package bot

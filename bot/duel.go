@@ -121,7 +121,7 @@ func (b *Bot) playDuel(ctx context.Context, job duelJob) error {
 	}
 	t := time.NewTimer(b.lc.duelStep)
 	defer t.Stop()
-	var ratings []render.RatingChange
+	var ratings []render.PlayerRating
 	shown, reshows := true, 0
 	for {
 		seat, ok, err := aiToMove(s)

@@ -296,7 +296,7 @@ func (b *Bot) continueGame(ctx context.Context, c *call, s *persistence.Session,
 // that, the board's channel message with the bot's token. A board
 // neither could show is owed to the screen (see delivery.go): a sweeper
 // shows it, so the failure is a warning, not an error for the user.
-func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []render.RatingChange) error {
+func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, data *discordgo.InteractionResponseData, ratings []render.PlayerRating) error {
 	err := b.editOriginal(rest.WithSuperseded(ctx, b.movedOn(ctx, s)), c, data)
 	if err == nil {
 		b.afterDelivery(ctx, c.pub, s)
@@ -321,7 +321,7 @@ func (b *Bot) showMove(ctx context.Context, c *call, s *persistence.Session, dat
 
 // showBoard renders s with the rating changes (of a finished game) and
 // sends it as the first response, then records which message shows it.
-func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []render.RatingChange) error {
+func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []render.PlayerRating) error {
 	if typ == respUpdate {
 		// The message is known: record it first, so the game does not
 		// change after the user has seen it.
@@ -338,7 +338,7 @@ func (b *Bot) showBoard(ctx context.Context, c *call, s *persistence.Session, ty
 }
 
 // respondBoard renders s and sends it as the first response.
-func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []render.RatingChange) (*discordgo.InteractionResponseData, error) {
+func (b *Bot) respondBoard(ctx context.Context, c *call, s *persistence.Session, typ discordgo.InteractionResponseType, ratings []render.PlayerRating) (*discordgo.InteractionResponseData, error) {
 	data, err := b.render.Board(c.pub, c.labels, s, ratings)
 	if err != nil {
 		return nil, err

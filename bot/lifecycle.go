@@ -152,7 +152,7 @@ func (b *Bot) publicView(ctx context.Context, c *call, guild string, fallback di
 //
 // A board it could not show is left owed to the screen (see delivery.go),
 // and one it showed is recorded as shown.
-func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []render.RatingChange) error {
+func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []render.PlayerRating) error {
 	if s.Message == "" {
 		return nil
 	}
@@ -178,7 +178,7 @@ func (b *Bot) movedOn(ctx context.Context, s *persistence.Session) func() bool {
 }
 
 // editMessage is editBoard without the bookkeeping of what is on screen.
-func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []render.RatingChange) error {
+func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persistence.Session, ratings []render.PlayerRating) error {
 	v, err := b.publicView(ctx, nil, s.Guild, loc)
 	if err != nil {
 		// The edit matters more than its language.
@@ -218,7 +218,7 @@ func wasChallenge(s *persistence.Session) bool {
 // the rating changes of a game between two people. It is idempotent by
 // game ID, so whoever finished the game calls it and a retry is harmless;
 // failures are warnings.
-func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []render.RatingChange {
+func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []render.PlayerRating {
 	ratings, err := b.finishGame(ctx, s)
 	if err != nil {
 		c.warnings = append(c.warnings, err)
@@ -227,7 +227,7 @@ func (b *Bot) finish(ctx context.Context, c *call, s *persistence.Session) []ren
 }
 
 // finishGame is finish outside an interaction.
-func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.RatingChange, error) {
+func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.PlayerRating, error) {
 	if s.Tournament != "" && !s.Status.Live() {
 		// A sweeper takes the game's end into the tournament at once.
 		if err := b.store.PokeTournament(ctx, s.Tournament); err != nil {
@@ -265,20 +265,20 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 	if !rated || errors.Join(errs...) != nil {
 		return nil, errors.Join(append(errs, b.archive(ctx, s, nil))...)
 	}
-	var out []render.RatingChange
+	var out []render.PlayerRating
 	for i, u := range []string{x, o} {
 		after, err := b.rating(ctx, s.Guild, u)
 		if err != nil {
 			return nil, errors.Join(err, b.archive(ctx, s, nil))
 		}
-		out = append(out, render.RatingChange{User: u, Before: before[i], After: after})
+		out = append(out, render.PlayerRating{User: u, Before: before[i], After: after})
 	}
 	return out, b.archive(ctx, s, out)
 }
 
 // archive keeps a finished game for replays, reviews and the players'
 // histories, with the rating changes of a rated game (X's then O's).
-func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []render.RatingChange) error {
+func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []render.PlayerRating) error {
 	g := persistence.ArchivedGame{
 		ID: s.ID, Guild: s.Guild, Rules: s.Rules, Start: s.Start, Moves: s.Moves,
 		Result: s.Result, End: s.End, Finished: s.Updated, Assisted: s.Assisted,

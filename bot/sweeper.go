@@ -179,7 +179,7 @@ func (b *Bot) overdueAI(ctx context.Context, s *persistence.Session) {
 		log.Warn("bot: play an overdue AI reply", "err", err)
 		return
 	}
-	var ratings []render.RatingChange
+	var ratings []render.PlayerRating
 	if next.Status == persistence.StatusFinished {
 		if ratings, err = b.finishGame(ctx, next); err != nil {
 			log.Warn("bot: record a game ended by an overdue AI reply", "err", err)

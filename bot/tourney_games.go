@@ -267,7 +267,7 @@ func (b *Bot) showTournamentGame(ctx context.Context, v view, s *persistence.Ses
 			}
 			return err
 		}
-		var ratings []render.RatingChange
+		var ratings []render.PlayerRating
 		if s.Status == persistence.StatusFinished {
 			if ratings, err = b.finishGame(ctx, s); err != nil {
 				b.log.Warn("bot: record a tournament game", "game", string(s.ID), "err", err)

@@ -55,9 +55,9 @@ const (
 	styleWin   = discordgo.SuccessButton   // the winning line
 )
 
-// RatingChange is one player's rating before and after a rated game, for
+// PlayerRating is one player's rating before and after a rated game, for
 // the line under a finished board.
-type RatingChange struct {
+type PlayerRating struct {
 	// User is the Discord user ID.
 	User string
 	// Before and After are the ratings.
@@ -91,7 +91,7 @@ func (r *Renderer) Catalog() *i18n.Catalog { return r.cat }
 // while an AI is to move. Cells are labelled as labels says. It fails if
 // the session does not replay, the board does not fit in buttons, or a
 // custom ID cannot be encoded.
-func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persistence.Session, ratings []RatingChange) (*discordgo.InteractionResponseData, error) {
+func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persistence.Session, ratings []PlayerRating) (*discordgo.InteractionResponseData, error) {
 	pos, err := s.Position()
 	if err != nil {
 		return nil, fmt.Errorf("bot: render board: %w", err)

@@ -31,7 +31,7 @@ func bot(level string) persistence.Seat { return persistence.Seat{AI: persistenc
 type boardCase struct {
 	name    string
 	session func(t testing.TB) *persistence.Session
-	ratings []RatingChange
+	ratings []PlayerRating
 	labels  settings.Labels
 }
 
@@ -64,7 +64,7 @@ func boardCases() []boardCase {
 		{name: "3x3-vs-ai-human-to-move", session: active("3x3k3", human(alice), bot("minimax"), "b2", "a1")},
 		{name: "3x3-vs-ai-thinking", session: active("3x3k3", human(alice), bot("perfect"), "b2")},
 		{name: "3x3-x-wins", session: finished("3x3k3", human(alice), human(bob), game.XWins, persistence.ByWin, "a1", "a2", "b1", "b2", "c1"),
-			ratings: []RatingChange{{User: alice, Before: 1200, After: 1216}, {User: bob, Before: 1200, After: 1184}}},
+			ratings: []PlayerRating{{User: alice, Before: 1200, After: 1216}, {User: bob, Before: 1200, After: 1184}}},
 		{name: "3x3-draw", session: finished("3x3k3", human(alice), bot("easy"), game.Draw, persistence.ByDraw,
 			"a1", "b2", "c3", "b1", "b3", "a3", "c1", "c2", "a2")},
 		{name: "3x3-resign", session: finished("3x3k3", human(alice), human(bob), game.OWins, persistence.ByResign, "b2", "a1")},

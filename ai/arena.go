@@ -153,20 +153,9 @@ func (r *ArenaResult) record(res game.Result) {
 // returns the tally of the games that finished together with ctx's error;
 // a game cut short is not counted.
 func Arena(ctx context.Context, cfg ArenaConfig) (ArenaResult, error) {
-	var openings []game.Position
-	switch {
-	case !cfg.Rules.Valid():
-		return ArenaResult{}, fmt.Errorf("%w: arena without rules", ErrBadOption)
-	case cfg.X == nil || cfg.O == nil:
-		return ArenaResult{}, fmt.Errorf("%w: arena needs a player for X and for O", ErrBadOption)
-	case cfg.Games < 1:
-		return ArenaResult{}, fmt.Errorf("%w: %d arena games; play at least 1", ErrBadOption, cfg.Games)
-	case cfg.Workers < 0:
-		return ArenaResult{}, fmt.Errorf("%w: %d arena workers; use 1 or more, or 0 for one per core", ErrBadOption, cfg.Workers)
-	case cfg.RandomOpening:
-		if openings = cfg.Rules.Openings(); len(openings) == 0 {
-			return ArenaResult{}, fmt.Errorf("%w: %s has no random opening; only the X-O-X variant has one", ErrBadOption, cfg.Rules)
-		}
+	openings, err := checkArena(cfg)
+	if err != nil {
+		return ArenaResult{}, err
 	}
 	now := cfg.Now
 	if now == nil {
@@ -218,12 +207,7 @@ func Arena(ctx context.Context, cfg ArenaConfig) (ArenaResult, error) {
 
 	out := ArenaResult{Results: results, Elapsed: now().Sub(start)}
 	for _, t := range tallies {
-		out.Games += t.Games
-		out.XWins += t.XWins
-		out.OWins += t.OWins
-		out.Draws += t.Draws
-		out.X.merge(t.X)
-		out.O.merge(t.O)
+		out.merge(t)
 	}
 	if err := ctx.Err(); err != nil {
 		return out, err
@@ -232,6 +216,38 @@ func Arena(ctx context.Context, cfg ArenaConfig) (ArenaResult, error) {
 		return out, err
 	}
 	return out, nil
+}
+
+// checkArena checks cfg and returns the random openings the games start
+// from (cfg.RandomOpening), or nil. It fails with ErrBadOption.
+func checkArena(cfg ArenaConfig) ([]game.Position, error) {
+	var openings []game.Position
+	switch {
+	case !cfg.Rules.Valid():
+		return nil, fmt.Errorf("%w: arena without rules", ErrBadOption)
+	case cfg.X == nil || cfg.O == nil:
+		return nil, fmt.Errorf("%w: arena needs a player for X and for O", ErrBadOption)
+	case cfg.Games < 1:
+		return nil, fmt.Errorf("%w: %d arena games; play at least 1", ErrBadOption, cfg.Games)
+	case cfg.Workers < 0:
+		return nil, fmt.Errorf("%w: %d arena workers; use 1 or more, or 0 for one per core", ErrBadOption, cfg.Workers)
+	case cfg.RandomOpening:
+		if openings = cfg.Rules.Openings(); len(openings) == 0 {
+			return nil, fmt.Errorf("%w: %s has no random opening; only the X-O-X variant has one", ErrBadOption, cfg.Rules)
+		}
+	}
+	return openings, nil
+}
+
+// merge adds the tally t (of another worker) to r, but for its Elapsed
+// and Results.
+func (r *ArenaResult) merge(t ArenaResult) {
+	r.Games += t.Games
+	r.XWins += t.XWins
+	r.OWins += t.OWins
+	r.Draws += t.Draws
+	r.X.merge(t.X)
+	r.O.merge(t.O)
 }
 
 // playArenaGame plays game i to the end and returns its result and each

@@ -3,7 +3,6 @@ package ai
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/tttbot/ttt-bot/game"
@@ -38,10 +37,7 @@ func (s *Solver) SolveWithin(ctx context.Context, p game.Position, maxNodes int6
 		}
 		a.Nodes = s.nodes - start
 	}
-	me := p.ToMove()
-	sort.SliceStable(a.Moves, func(i, j int) bool {
-		return moveRank(a.Moves[i], me) > moveRank(a.Moves[j], me)
-	})
+	sortMoves(a.Moves, p.ToMove())
 	return a, true, nil
 }
 
@@ -51,7 +47,7 @@ func (s *Solver) SolveWithin(ctx context.Context, p game.Position, maxNodes int6
 func (s *Solver) keptPlies(ctx context.Context, p game.Position, a *Analysis) error {
 	g := s.geom
 	x, o, xtm := p.X(), p.O(), p.ToMove() == game.X
-	dist := distSearch{g: g, memo: map[distKey]distEntry{}, budget: distanceBudget, stop: &s.stop}
+	dist := s.newDistSearch()
 	seen := map[game.Key]int{}
 	for i := range a.Moves {
 		mv := &a.Moves[i]
@@ -64,9 +60,7 @@ func (s *Solver) keptPlies(ctx context.Context, p game.Position, a *Analysis) er
 			mv.Plies = n
 			continue
 		}
-		if d := dist.fastest(nx, no, !xtm, mv.Value != winOf(xtm), p.Empty().Count()-1); d > 0 {
-			mv.Plies = 1 + d
-		}
+		mv.Plies = dist.movePlies(nx, no, xtm, mv.Value == winOf(xtm), p.Empty().Count())
 		seen[k] = mv.Plies
 	}
 	s.nodes += dist.nodes
@@ -103,51 +97,19 @@ func (s *Solver) ValuesWithin(ctx context.Context, p game.Position, maxNodes int
 	}
 	start := s.nodes
 	over := func() bool { return s.stop.stopped || maxNodes > 0 && s.nodes-start > maxNodes }
-	// The searches are those of Solve, in its order.
-	g := s.geom
-	x, o, xtm := p.X(), p.O(), p.ToMove() == game.X
-	root := s.value(x, o, xtm)
-	empties := p.Empty().Count()
-	var a Analysis
-	for m := p.Moves(); m != 0 && !over(); m &= m - 1 {
-		c := m.First()
-		mv := MoveValue{Cell: c}
-		switch r := g.result(x, o, xtm, c); r {
-		case game.Ongoing:
-			nx, no := play(x, o, xtm, c)
-			var v int8
-			switch root {
-			case -1: // every move loses
-				v = -1
-			case 0: // no move wins; does this one lose?
-				if s.search(nx, no, !xtm, 0, 1) >= 1 {
-					v = -1
-				}
-			default:
-				v = -s.value(nx, no, !xtm)
-			}
-			mv.Value = resultOf(v, xtm)
-			if v == 0 {
-				mv.Plies = empties
-			}
-		default:
-			mv.Value, mv.Plies = r, 1
-		}
-		a.Moves = append(a.Moves, mv)
-	}
+	// The searches are Solve's, in its order, less the plies of won and
+	// lost moves and with every move searched, symmetric or not.
+	xtm := p.ToMove() == game.X
+	root := s.value(p.X(), p.O(), xtm)
+	moves := s.moveValues(p, root, false, over)
 	if s.stop.stopped && ctx.Err() != nil {
 		return Analysis{}, false, fmt.Errorf("ai: solving %s: %w", p, context.Cause(ctx))
 	}
 	if over() {
 		return Analysis{}, false, nil
 	}
-	a.Value = resultOf(root, xtm)
-	a.Nodes = s.nodes - start
-	for _, mv := range a.Moves {
-		if mv.Value == a.Value {
-			a.Best = append(a.Best, mv.Cell)
-		}
-	}
+	a := Analysis{Value: resultOf(root, xtm), Moves: moves, Nodes: s.nodes - start}
+	a.Best = bestMoves(a.Moves, a.Value)
 	return a, true, nil
 }
 

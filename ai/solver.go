@@ -121,63 +121,111 @@ func (s *Solver) Solve(ctx context.Context, p game.Position) (Analysis, error) {
 		return Analysis{Value: p.Outcome().Result}, nil
 	}
 	start := s.nodes
+	xtm := p.ToMove() == game.X
+	root := s.value(p.X(), p.O(), xtm)
+	moves := s.moveValues(p, root, true, func() bool { return s.stop.stopped })
+	if s.stop.stopped {
+		return Analysis{}, fmt.Errorf("ai: solving %s: %w", p, context.Cause(ctx))
+	}
+	a := Analysis{Value: resultOf(root, xtm), Moves: moves, Nodes: s.nodes - start}
+	a.Best = bestMoves(a.Moves, a.Value)
+	sortMoves(a.Moves, p.ToMove())
+	return a, nil
+}
+
+// moveValues returns the value of every legal move of p, in row-major
+// order, given root, the value of p for the side to move (1, 0 or -1); it
+// stops before the first move left when over reports true. A move that
+// ends the game has Plies 1 and a drawn move the number of free cells.
+// With plies, a won or lost move also gets its plies from a search within
+// distanceBudget (0 if that search does not find them), and a move to a
+// position symmetric to an earlier move's takes that move's value and
+// plies without a search; without plies, every move is searched and won
+// and lost moves have Plies 0. It adds the nodes of every search to s's
+// count.
+func (s *Solver) moveValues(p game.Position, root int8, plies bool, over func() bool) []MoveValue {
 	g := s.geom
 	x, o, xtm := p.X(), p.O(), p.ToMove() == game.X
-	root := s.value(x, o, xtm)
 	empties := p.Empty().Count()
-	dist := distSearch{g: g, memo: map[distKey]distEntry{}, budget: distanceBudget, stop: &s.stop}
-	var a Analysis
-	seen := map[game.Key]MoveValue{}
-	for m := p.Moves(); m != 0 && !s.stop.stopped; m &= m - 1 {
+	var dist *distSearch
+	var seen map[game.Key]MoveValue
+	if plies {
+		dist = s.newDistSearch()
+		seen = map[game.Key]MoveValue{}
+	}
+	var moves []MoveValue
+	for m := p.Moves(); m != 0 && !over(); m &= m - 1 {
 		c := m.First()
 		mv := MoveValue{Cell: c}
 		switch r := g.result(x, o, xtm, c); r {
 		case game.Ongoing:
 			nx, no := play(x, o, xtm, c)
-			k, _ := g.canonical(nx, no)
-			if prev, ok := seen[k]; ok {
-				mv.Value, mv.Plies = prev.Value, prev.Plies
-				break
-			}
-			var v int8
-			switch root {
-			case -1: // every move loses
-				v = -1
-			case 0: // no move wins; does this one lose?
-				if s.search(nx, no, !xtm, 0, 1) >= 1 {
-					v = -1
+			var k game.Key
+			if seen != nil {
+				k, _ = g.canonical(nx, no)
+				if prev, ok := seen[k]; ok {
+					mv.Value, mv.Plies = prev.Value, prev.Plies
+					break
 				}
-			default:
-				v = -s.value(nx, no, !xtm)
 			}
+			v := s.childValue(nx, no, xtm, root)
 			mv.Value = resultOf(v, xtm)
-			if v == 0 {
+			switch {
+			case v == 0:
 				mv.Plies = empties
-			} else if d := dist.fastest(nx, no, !xtm, v < 0, empties-1); d > 0 {
-				mv.Plies = 1 + d
+			case dist != nil:
+				mv.Plies = dist.movePlies(nx, no, xtm, v > 0, empties)
 			}
-			seen[k] = mv
+			if seen != nil {
+				seen[k] = mv
+			}
 		default:
 			mv.Value, mv.Plies = r, 1
 		}
-		a.Moves = append(a.Moves, mv)
+		moves = append(moves, mv)
 	}
-	s.nodes += dist.nodes
-	if s.stop.stopped {
-		return Analysis{}, fmt.Errorf("ai: solving %s: %w", p, context.Cause(ctx))
+	if dist != nil {
+		s.nodes += dist.nodes
 	}
-	a.Value = resultOf(root, xtm)
-	a.Nodes = s.nodes - start
-	for _, mv := range a.Moves {
-		if mv.Value == a.Value {
-			a.Best = append(a.Best, mv.Cell)
+	return moves
+}
+
+// childValue returns the value, for the side that moved (X if xToMove),
+// of nx, no, the position after a move that does not end the game, in a
+// position whose value for that side is root: -1 for every move of a lost
+// position, one test of whether the move loses in a drawn one, else its
+// exact value.
+func (s *Solver) childValue(nx, no game.Bitboard, xToMove bool, root int8) int8 {
+	switch root {
+	case -1: // every move loses
+		return -1
+	case 0: // no move wins; does this one lose?
+		if s.search(nx, no, !xToMove, 0, 1) >= 1 {
+			return -1
+		}
+		return 0
+	}
+	return -s.value(nx, no, !xToMove)
+}
+
+// bestMoves returns the cells of the moves that have the value v, in the
+// order of moves.
+func bestMoves(moves []MoveValue, v game.Result) []game.Cell {
+	var best []game.Cell
+	for _, mv := range moves {
+		if mv.Value == v {
+			best = append(best, mv.Cell)
 		}
 	}
-	me := p.ToMove()
-	sort.SliceStable(a.Moves, func(i, j int) bool {
-		return moveRank(a.Moves[i], me) > moveRank(a.Moves[j], me)
+	return best
+}
+
+// sortMoves orders moves best first for the side me (see moveRank),
+// keeping row-major order among equals.
+func sortMoves(moves []MoveValue, me game.Mark) {
+	sort.SliceStable(moves, func(i, j int) bool {
+		return moveRank(moves[i], me) > moveRank(moves[j], me)
 	})
-	return a, nil
 }
 
 // rootMove returns a move that keeps the value of p, which the last call
@@ -433,6 +481,23 @@ type distKey struct {
 // distEntry holds the largest depth at which a win was refuted and the
 // smallest at which one was proved (0 if none yet).
 type distEntry struct{ fail, win int8 }
+
+// newDistSearch returns a distance search within distanceBudget that
+// stops with s.
+func (s *Solver) newDistSearch() *distSearch {
+	return &distSearch{g: s.geom, memo: map[distKey]distEntry{}, budget: distanceBudget, stop: &s.stop}
+}
+
+// movePlies returns the plies until the end of a won or lost move (won if
+// wins) of the side xToMove, counting the move, under best play: nx, no is
+// the position after it and empties the free cells before it. It returns 0
+// if the search does not find them.
+func (d *distSearch) movePlies(nx, no game.Bitboard, xToMove, wins bool, empties int) int {
+	if n := d.fastest(nx, no, !xToMove, !wins, empties-1); n > 0 {
+		return 1 + n
+	}
+	return 0
+}
 
 // fastest returns the fewest plies in which the side that wins the
 // position (the side to move if toMoveWins) forces the win against the

@@ -134,89 +134,118 @@ func BracketPNG(b Bracket) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n0, total := len(rounds[0]), len(rounds)
 	title := clip(strings.TrimSpace(b.Title), bMaxTitle)
+	l := bracketLayout(rounds, title)
+	cv := NewCanvas(l.w, l.h, bracketPalette)
+	if title != "" {
+		cv.Text(bMargin, bMargin, title, bTitleScale, bInk)
+	}
+	l.drawLines(cv, rounds)
+	l.drawBoxes(cv, rounds)
+	l.drawChampion(cv, rounds[len(rounds)-1][0])
+	// A bracket is drawn on request: the default compression, as for
+	// Values.
+	return cv.PNG(png.DefaultCompression)
+}
 
+// bracketGeom is where the parts of a bracket go.
+type bracketGeom struct {
+	total     int // rounds
+	nameW     int // the widest label, bold
+	scoreW    int // the widest score, bold; 0 if there is none
+	nameCell  int // a name cell's width, padding included
+	scoreCell int // a score cell's width, its divider included; 0 if no score
+	boxW      int // a match's box, border included
+	champX    int // the left of the champion's box
+	champW    int // its width
+	champTop  int // its top
+	// centre[r][j] is the y of the divider of match j of round r.
+	centre [][]int
+	w, h   int // the picture's size
+}
+
+// bracketLayout measures a bracket of rounds (as resolve returns them)
+// under title.
+func bracketLayout(rounds [][]slot, title string) bracketGeom {
+	n0, total := len(rounds[0]), len(rounds)
+	l := bracketGeom{total: total}
 	// Widths: every name cell fits the longest label, every score cell
 	// the longest score (no score cell when there is none).
-	nameW := TextWidth(strings.Repeat("0", bMinLabel), bScale)
-	scoreW := 0
+	l.nameW = TextWidth(strings.Repeat("0", bMinLabel), bScale)
 	for _, ms := range rounds {
 		for _, m := range ms {
 			for _, s := range m.sides {
 				// +1: a winner's text is bold, a pixel wider.
-				nameW = max(nameW, TextWidth(s.label, bScale)+1)
+				l.nameW = max(l.nameW, TextWidth(s.label, bScale)+1)
 				if s.score != "" {
-					scoreW = max(scoreW, TextWidth(s.score, bScale)+1)
+					l.scoreW = max(l.scoreW, TextWidth(s.score, bScale)+1)
 				}
 			}
 		}
 	}
-	nameCell := bPadX + nameW + bPadX
-	scoreCell := 0
-	if scoreW > 0 {
-		scoreCell = 1 + bPadX + scoreW + bPadX
+	l.nameCell = bPadX + l.nameW + bPadX
+	if l.scoreW > 0 {
+		l.scoreCell = 1 + bPadX + l.scoreW + bPadX
 	}
-	boxW := 1 + nameCell + scoreCell + 1
-	champW := 2 + bPadX + trophyW*bScale + bPadX + nameW + bPadX + 2
-	colX := func(r int) int { return bMargin + r*(boxW+bColGap) }
-	champX := colX(total)
+	l.boxW = 1 + l.nameCell + l.scoreCell + 1
+	l.champW = 2 + bPadX + trophyW*bScale + bPadX + l.nameW + bPadX + 2
+	l.champX = l.colX(total)
 
 	top := bMargin
 	if title != "" {
 		top += TextHeight(bTitleScale) + bTitleGap
 	}
 	pitch := bBoxH + bGap
-	// centre[r][j] is the y of the divider of match j of round r: evenly
-	// spaced in round 0, then halfway between the two matches that feed
-	// it (exact, as the pitch is even).
-	centre := make([][]int, total)
-	centre[0] = make([]int, n0)
-	for j := range centre[0] {
-		centre[0][j] = top + j*pitch + bBoxH/2
+	// The dividers are evenly spaced in round 0, then halfway between
+	// the two matches that feed them (exact, as the pitch is even).
+	l.centre = make([][]int, total)
+	l.centre[0] = make([]int, n0)
+	for j := range l.centre[0] {
+		l.centre[0][j] = top + j*pitch + bBoxH/2
 	}
 	for r := 1; r < total; r++ {
-		centre[r] = make([]int, len(rounds[r]))
-		for j := range centre[r] {
-			centre[r][j] = (centre[r-1][2*j] + centre[r-1][2*j+1]) / 2
+		l.centre[r] = make([]int, len(rounds[r]))
+		for j := range l.centre[r] {
+			l.centre[r][j] = (l.centre[r-1][2*j] + l.centre[r-1][2*j+1]) / 2
 		}
 	}
+	l.champTop = l.centre[total-1][0] - bRowH/2 - 2
+	l.w = max(l.champX+l.champW+bMargin, TextWidth(title, bTitleScale)+2*bMargin)
+	l.h = top + n0*pitch - bGap + bMargin
+	return l
+}
 
-	w := max(champX+champW+bMargin, TextWidth(title, bTitleScale)+2*bMargin)
-	h := top + n0*pitch - bGap + bMargin
-	cv := NewCanvas(w, h, bracketPalette)
-	if title != "" {
-		cv.Text(bMargin, bMargin, title, bTitleScale, bInk)
-	}
+// colX returns the left of the boxes of round r.
+func (l bracketGeom) colX(r int) int { return bMargin + r*(l.boxW+bColGap) }
 
-	// rowTop is the top of side k's row in a box whose divider is at y.
-	rowTop := func(y, k int) int { return y - bRowH + k*(bRowH+1) }
-	// lineY is the top of a line t pixels thick through the middle of
-	// the row whose top is ry: a two-pixel line takes the two middle
-	// pixels, a one-pixel line the lower of them, level with the divider
-	// of a box centred on the row.
-	lineY := func(ry, t int) int { return ry + bRowH/2 - t/2 }
-	champCentre := centre[total-1][0]
-	champTop := champCentre - bRowH/2 - 2
+// rowTop returns the top of side k's row in a box whose divider is at y.
+func rowTop(y, k int) int { return y - bRowH + k*(bRowH+1) }
 
-	// The lines, grey ones first: out of each match at its winner's row
-	// (or its middle), right to halfway to the next round, up or down,
-	// and right into the side of the next match it feeds (or the
-	// champion's box).
+// lineY returns the top of a line t pixels thick through the middle of
+// the row whose top is ry: a two-pixel line takes the two middle pixels,
+// a one-pixel line the lower of them, level with the divider of a box
+// centred on the row.
+func lineY(ry, t int) int { return ry + bRowH/2 - t/2 }
+
+// drawLines draws the lines, grey ones first: out of each match at its
+// winner's row (or its middle), right to halfway to the next round, up or
+// down, and right into the side of the next match it feeds (or the
+// champion's box).
+func (l bracketGeom) drawLines(cv *Canvas, rounds [][]slot) {
 	for _, decided := range []bool{false, true} {
 		for r, ms := range rounds {
 			for j, m := range ms {
 				if (m.winner != 0) != decided {
 					continue
 				}
-				x0 := colX(r) + boxW
-				y0, t, ci := centre[r][j], 1, bPending
+				x0 := l.colX(r) + l.boxW
+				y0, t, ci := l.centre[r][j], 1, bPending
 				if decided {
-					y0, t, ci = lineY(rowTop(centre[r][j], m.winner-1), bLine), bLine, bWinLine
+					y0, t, ci = lineY(rowTop(l.centre[r][j], m.winner-1), bLine), bLine, bWinLine
 				}
-				x1, y1 := champX, lineY(champTop+2, t)
-				if r+1 < total {
-					x1, y1 = colX(r+1), lineY(rowTop(centre[r+1][j/2], j%2), t)
+				x1, y1 := l.champX, lineY(l.champTop+2, t)
+				if r+1 < l.total {
+					x1, y1 = l.colX(r+1), lineY(rowTop(l.centre[r+1][j/2], j%2), t)
 				}
 				xm := x0 + bColGap/2 - 1
 				cv.Fill(x0, y0, xm+t-x0, t, ci)
@@ -225,15 +254,21 @@ func BracketPNG(b Bracket) ([]byte, error) {
 			}
 		}
 	}
+}
 
-	// The boxes.
-	textDY := (bRowH - TextHeight(bScale)) / 2
+// bTextDY is how far below the top of its row a side's text starts.
+const bTextDY = (bRowH - glyphH*bScale) / 2
+
+// drawBoxes draws the box of every match: a row per side, its label and
+// score, a winner's row green and bold, a loser's text and a bye's row
+// grey.
+func (l bracketGeom) drawBoxes(cv *Canvas, rounds [][]slot) {
 	for r, ms := range rounds {
 		for j, m := range ms {
-			x, y := colX(r), centre[r][j]-bBoxH/2
-			cv.Fill(x, y, boxW, bBoxH, bBorder)
+			x, y := l.colX(r), l.centre[r][j]-bBoxH/2
+			cv.Fill(x, y, l.boxW, bBoxH, bBorder)
 			for k, s := range m.sides {
-				ry := rowTop(centre[r][j], k)
+				ry := rowTop(l.centre[r][j], k)
 				fill, ink, bold := bWhite, bInk, false
 				switch {
 				case s.bye:
@@ -243,31 +278,34 @@ func BracketPNG(b Bracket) ([]byte, error) {
 				case m.winner != 0:
 					ink = bGrey
 				}
-				cv.Fill(x+1, ry, boxW-2, bRowH, fill)
-				drawText(cv, x+1+bPadX, ry+textDY, s.label, bScale, ink, bold)
-				if scoreCell > 0 {
-					sx := x + 1 + nameCell
+				cv.Fill(x+1, ry, l.boxW-2, bRowH, fill)
+				drawText(cv, x+1+bPadX, ry+bTextDY, s.label, bScale, ink, bold)
+				if l.scoreCell > 0 {
+					sx := x + 1 + l.nameCell
 					cv.VLine(sx, ry, ry+bRowH-1, bDivider)
 					sw := TextWidth(s.score, bScale)
 					if bold {
 						sw++
 					}
-					drawText(cv, sx+1+bPadX+scoreW-sw, ry+textDY, s.score, bScale, ink, bold)
+					drawText(cv, sx+1+bPadX+l.scoreW-sw, ry+bTextDY, s.score, bScale, ink, bold)
 				}
 			}
-			cv.HLine(x+1, x+boxW-2, centre[r][j], bDivider)
+			cv.HLine(x+1, x+l.boxW-2, l.centre[r][j], bDivider)
 		}
 	}
+}
 
-	// The champion.
-	final := rounds[total-1][0]
-	cv.Fill(champX, champTop, champW, bRowH+4, bChampEdge)
+// drawChampion draws the champion's box right of final, the last match:
+// the trophy, then the final's winner, gold once there is one.
+func (l bracketGeom) drawChampion(cv *Canvas, final slot) {
+	champX, champTop := l.champX, l.champTop
+	cv.Fill(champX, champTop, l.champW, bRowH+4, bChampEdge)
 	fill := bWhite
 	if final.winner != 0 {
 		fill = bChampFill
 	}
-	cv.Fill(champX+2, champTop+2, champW-4, bRowH, fill)
-	tx, ty := champX+2+bPadX, champTop+2+textDY
+	cv.Fill(champX+2, champTop+2, l.champW-4, bRowH, fill)
+	tx, ty := champX+2+bPadX, champTop+2+bTextDY
 	cupY := champTop + 2 + (bRowH-len(trophy)*bScale)/2
 	for row, bitsRow := range trophy {
 		for col := range trophyW {
@@ -279,10 +317,6 @@ func BracketPNG(b Bracket) ([]byte, error) {
 	if final.winner != 0 {
 		drawText(cv, tx+trophyW*bScale+bPadX, ty, final.sides[final.winner-1].label, bScale, bInk, true)
 	}
-
-	// A bracket is drawn on request: the default compression, as for
-	// Values.
-	return cv.PNG(png.DefaultCompression)
 }
 
 // resolve checks a bracket and returns all its rounds as drawn: missing

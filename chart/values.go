@@ -121,74 +121,107 @@ var markStyle = [...]struct {
 // It fails with ErrNoPoints for no points, and with ErrPoint for a score
 // that is NaN or outside [0, 1] or an unknown mark.
 func Values(points []Point) ([]byte, error) {
-	if len(points) == 0 {
-		return nil, ErrNoPoints
+	if err := checkPoints(points); err != nil {
+		return nil, err
 	}
-	for i, p := range points {
-		if !(p.Score >= 0 && p.Score <= 1) {
-			return nil, fmt.Errorf("%w: point %d: score %v is not in [0, 1]", ErrPoint, i, p.Score)
-		}
-		if int(p.Mark) >= len(markStyle) {
-			return nil, fmt.Errorf("%w: point %d: unknown mark %d", ErrPoint, i, p.Mark)
-		}
-	}
-
 	cv := NewCanvas(valuesW, valuesH, valuesPalette)
-	moves := len(points) - 1
-	xMax := max(moves, 1)
-	px := func(move int) int {
-		return vPlotLeft + vInset + int(math.Round(float64(move)/float64(xMax)*float64(vPlotRight-vPlotLeft-2*vInset)))
-	}
-	py := func(score float64) int {
-		return vPlotBottom - vInset - int(math.Round(score*float64(vPlotBottom-vPlotTop-2*vInset)))
-	}
+	pl := valuesPlot{moves: len(points) - 1, xMax: max(len(points)-1, 1)}
 
 	// Bands: X's half above the draw line, O's below.
-	mid := py(0.5)
+	mid := pl.py(0.5)
 	cv.Fill(vPlotLeft, vPlotTop, vPlotRight-vPlotLeft+1, mid-vPlotTop, vBandX)
 	cv.Fill(vPlotLeft, mid+1, vPlotRight-vPlotLeft+1, vPlotBottom-mid, vBandO)
 	cv.HLine(vPlotLeft, vPlotRight, mid, vMid)
 
-	// The y axis: a cross for X, an equals sign and a ring for O, drawn
-	// rather than written, beside ticks at 1, 0.5 and 0.
-	for _, score := range []float64{1, 0.5, 0} {
-		cv.HLine(vPlotLeft-vMinorTick, vPlotLeft, py(score), vInk)
-	}
-	x, y, r := vSymbolX, py(1), vSymbolR
-	cv.Line(x-r, y-r, x+r-1, y+r-1, vX, false)
-	cv.Line(x-r, y+r-1, x+r-1, y-r, vX, false)
-	y = py(0.5)
-	cv.Fill(x-r, y-r+2, 2*r+1, 2, vAxisText)
-	cv.Fill(x-r, y+r-3, 2*r+1, 2, vAxisText)
-	y = py(0)
-	cv.disc(x, y, r, vO)
-	cv.disc(x, y, r-2, vWhite)
+	pl.drawYAxis(cv)
+	pl.drawXAxis(cv)
+	pl.drawPoints(cv, points)
 
-	// The x axis: a tick at every move if they are far enough apart, and
-	// longer ones with numbers at round steps; the scale of a game with no
-	// moves is that of one move, but only its start is marked.
-	if float64(px(xMax)-px(0))/float64(xMax) >= 4 {
-		for m := 0; m <= moves; m++ {
-			cv.VLine(px(m), vPlotBottom, vPlotBottom+vMinorTick, vInk)
+	// A review chart is drawn on request: the default compression takes a
+	// fifth of the time of the best for 15% more of a few kilobytes.
+	return cv.PNG(png.DefaultCompression)
+}
+
+// checkPoints fails with ErrNoPoints for no points, and with ErrPoint for
+// a score that is NaN or outside [0, 1] or an unknown mark.
+func checkPoints(points []Point) error {
+	if len(points) == 0 {
+		return ErrNoPoints
+	}
+	for i, p := range points {
+		if !(p.Score >= 0 && p.Score <= 1) {
+			return fmt.Errorf("%w: point %d: score %v is not in [0, 1]", ErrPoint, i, p.Score)
+		}
+		if int(p.Mark) >= len(markStyle) {
+			return fmt.Errorf("%w: point %d: unknown mark %d", ErrPoint, i, p.Mark)
 		}
 	}
-	step := max(int(NiceStep(float64(xMax), 10)), 1)
-	for m := 0; m <= moves; m += step {
-		x := px(m)
+	return nil
+}
+
+// valuesPlot maps the moves and scores of a review chart into its plot.
+type valuesPlot struct {
+	moves int // the last move, 0 for a game with no moves
+	xMax  int // the move at the right of the plot: moves, at least 1
+}
+
+// px returns the x of a move.
+func (pl valuesPlot) px(move int) int {
+	return vPlotLeft + vInset + int(math.Round(float64(move)/float64(pl.xMax)*float64(vPlotRight-vPlotLeft-2*vInset)))
+}
+
+// py returns the y of a score.
+func (pl valuesPlot) py(score float64) int {
+	return vPlotBottom - vInset - int(math.Round(score*float64(vPlotBottom-vPlotTop-2*vInset)))
+}
+
+// drawYAxis draws the y axis: a cross for X, an equals sign and a ring for
+// O, drawn rather than written, beside ticks at 1, 0.5 and 0.
+func (pl valuesPlot) drawYAxis(cv *Canvas) {
+	for _, score := range []float64{1, 0.5, 0} {
+		cv.HLine(vPlotLeft-vMinorTick, vPlotLeft, pl.py(score), vInk)
+	}
+	x, y, r := vSymbolX, pl.py(1), vSymbolR
+	cv.Line(x-r, y-r, x+r-1, y+r-1, vX, false)
+	cv.Line(x-r, y+r-1, x+r-1, y-r, vX, false)
+	y = pl.py(0.5)
+	cv.Fill(x-r, y-r+2, 2*r+1, 2, vAxisText)
+	cv.Fill(x-r, y+r-3, 2*r+1, 2, vAxisText)
+	y = pl.py(0)
+	cv.disc(x, y, r, vO)
+	cv.disc(x, y, r-2, vWhite)
+}
+
+// drawXAxis draws the x axis: a tick at every move if they are far enough
+// apart, and longer ones with numbers at round steps; the scale of a game
+// with no moves is that of one move, but only its start is marked. It
+// draws the plot's left edge too.
+func (pl valuesPlot) drawXAxis(cv *Canvas) {
+	if float64(pl.px(pl.xMax)-pl.px(0))/float64(pl.xMax) >= 4 {
+		for m := 0; m <= pl.moves; m++ {
+			cv.VLine(pl.px(m), vPlotBottom, vPlotBottom+vMinorTick, vInk)
+		}
+	}
+	step := max(int(NiceStep(float64(pl.xMax), 10)), 1)
+	for m := 0; m <= pl.moves; m += step {
+		x := pl.px(m)
 		cv.VLine(x, vPlotBottom, vPlotBottom+vMajorTick, vInk)
 		label := strconv.Itoa(m)
 		cv.Text(x-TextWidth(label, vTickScale)/2+1, vPlotBottom+vMajorTick+3, label, vTickScale, vAxisText)
 	}
 	cv.HLine(vPlotLeft, vPlotRight, vPlotBottom, vInk)
 	cv.VLine(vPlotLeft, vPlotTop, vPlotBottom, vInk)
+}
 
-	// The line, then the dots over it (the worse the mark, the later, so a
-	// blunder's dot is never hidden by a neighbour's).
+// drawPoints draws the line through the points, then the dots over it
+// (the worse the mark, the later, so a blunder's dot is never hidden by a
+// neighbour's).
+func (pl valuesPlot) drawPoints(cv *Canvas, points []Point) {
 	for i := 1; i < len(points); i++ {
 		a, b := points[i-1], points[i]
 		// Line paints a 2x2 square right of and below each point; one pixel
 		// up and left, the line runs within half a pixel of the centres.
-		cv.Line(px(i-1)-1, py(a.Score)-1, px(i)-1, py(b.Score)-1, vInk, !a.Exact || !b.Exact)
+		cv.Line(pl.px(i-1)-1, pl.py(a.Score)-1, pl.px(i)-1, pl.py(b.Score)-1, vInk, !a.Exact || !b.Exact)
 	}
 	for mark := MarkNone; int(mark) < len(markStyle); mark++ {
 		for i, p := range points {
@@ -200,15 +233,11 @@ func Values(points []Point) ([]byte, error) {
 				continue
 			}
 			s := markStyle[m]
-			x, y := px(i), py(p.Score)
+			x, y := pl.px(i), pl.py(p.Score)
 			cv.disc(x, y, s.radius, s.color)
 			if !p.Exact {
 				cv.disc(x, y, s.radius-2, vWhite)
 			}
 		}
 	}
-
-	// A review chart is drawn on request: the default compression takes a
-	// fifth of the time of the best for 15% more of a few kilobytes.
-	return cv.PNG(png.DefaultCompression)
 }

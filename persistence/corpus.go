@@ -3,6 +3,7 @@ package persistence
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -248,9 +249,25 @@ func (r CorpusRecord) replay() (game.Position, error) {
 			return bad("move %d (%s): %v", i+1, m, err)
 		}
 	}
+	if err := r.checkSides(); err != nil {
+		return bad("%s", err)
+	}
+	if err := r.checkResult(pos); err != nil {
+		return bad("%s", err)
+	}
+	if r.Time.IsZero() {
+		return bad("no time")
+	}
+	return pos, nil
+}
+
+// checkSides checks the record's players (a user or an AI level, not
+// both) and Assisted (each side at most once). Its error says what is
+// wrong.
+func (r CorpusRecord) checkSides() error {
 	for _, p := range []Player{r.X, r.O} {
 		if p.User != "" && p.AI != "" {
-			return bad("a player is a user or an AI level, not both")
+			return errors.New("a player is a user or an AI level, not both")
 		}
 	}
 	var seenX, seenO bool
@@ -261,9 +278,17 @@ func (r CorpusRecord) replay() (game.Position, error) {
 		case a == "o" && !seenO:
 			seenO = true
 		default:
-			return bad("assisted %q: want the sides \"x\" and/or \"o\", each at most once", r.Assisted)
+			return fmt.Errorf("assisted %q: want the sides \"x\" and/or \"o\", each at most once", r.Assisted)
 		}
 	}
+	return nil
+}
+
+// checkResult checks the record's result and end against pos, the
+// position its moves reach: a board that decided the game gives the
+// result and no end; otherwise the end is one of corpusEnds, with a
+// winner where it needs one. Its error says what is wrong.
+func (r CorpusRecord) checkResult(pos game.Position) error {
 	var want game.Result
 	switch r.Result {
 	case game.XWins.String():
@@ -273,28 +298,25 @@ func (r CorpusRecord) replay() (game.Position, error) {
 	case game.Draw.String():
 		want = game.Draw
 	default:
-		return bad("result %q; want %q, %q or %q", r.Result, game.XWins, game.OWins, game.Draw)
+		return fmt.Errorf("result %q; want %q, %q or %q", r.Result, game.XWins, game.OWins, game.Draw)
 	}
 	if pos.Over() {
 		if r.End != "" {
-			return bad("the board decided the game (%s), so end must be empty, not %q", pos.Outcome().Result, r.End)
+			return fmt.Errorf("the board decided the game (%s), so end must be empty, not %q", pos.Outcome().Result, r.End)
 		}
 		if pos.Outcome().Result != want {
-			return bad("result %q, but the moves give %q", r.Result, pos.Outcome().Result)
+			return fmt.Errorf("result %q, but the moves give %q", r.Result, pos.Outcome().Result)
 		}
-	} else {
-		needWinner, ok := corpusEnds[r.End]
-		if !ok {
-			return bad("the moves do not finish the game, and end is %q; want resign, timeout, moderator or expired", r.End)
-		}
-		if needWinner && want == game.Draw {
-			return bad("a game ended by %s has a winner", r.End)
-		}
+		return nil
 	}
-	if r.Time.IsZero() {
-		return bad("no time")
+	needWinner, ok := corpusEnds[r.End]
+	if !ok {
+		return fmt.Errorf("the moves do not finish the game, and end is %q; want resign, timeout, moderator or expired", r.End)
 	}
-	return pos, nil
+	if needWinner && want == game.Draw {
+		return fmt.Errorf("a game ended by %s has a winner", r.End)
+	}
+	return nil
 }
 
 // Replay validates r and returns its rules, starting position and moves as

@@ -161,8 +161,8 @@ func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 		if cur.Deadline.After(now) {
 			// Early or stale entry: index the real deadline, then let go.
 			// LT keeps an earlier entry someone added meanwhile (Accept).
-			if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(cur.Deadline.UnixMilli()), Member: string(cur.ID)}).Err(); err != nil {
-				return nil, false, fmt.Errorf("persistence: reschedule %s: %w", cur.ID, err)
+			if err := s.reschedule(ctx, cur.ID, cur.Deadline); err != nil {
+				return nil, false, err
 			}
 			return cur, false, s.ack(ctx, d)
 		}
@@ -170,9 +170,8 @@ func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 			// The computer's reply is overdue: give the game to the
 			// caller to play it, unchanged; the entry comes back after
 			// another AIGrace in case the caller fails too.
-			at := now.Add(s.opts.AIGrace)
-			if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(at.UnixMilli()), Member: string(cur.ID)}).Err(); err != nil {
-				return nil, false, fmt.Errorf("persistence: reschedule %s: %w", cur.ID, err)
+			if err := s.reschedule(ctx, cur.ID, now.Add(s.opts.AIGrace)); err != nil {
+				return nil, false, err
 			}
 			return cur, true, s.ack(ctx, d)
 		}
@@ -194,24 +193,15 @@ func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 				if err != nil {
 					return nil, false, err
 				}
-				if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(next.Deadline.UnixMilli()), Member: string(cur.ID)}).Err(); err != nil {
-					return nil, false, fmt.Errorf("persistence: reschedule %s: %w", cur.ID, err)
+				if err := s.reschedule(ctx, cur.ID, next.Deadline); err != nil {
+					return nil, false, err
 				}
 				return next, false, s.ack(ctx, d)
 			}
 		}
-		next := cur.clone()
-		next.Updated = now
-		switch {
-		case cur.Status == StatusActive && cur.TurnTime > 0:
-			p, err := cur.Position()
-			if err != nil {
-				return nil, false, fmt.Errorf("%w: %w", ErrCorrupt, err)
-			}
-			finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
-		default:
-			finishSession(next, game.Ongoing, ByExpiry)
-			next.Status = StatusExpired
+		next, err := overdue(cur, now)
+		if err != nil {
+			return nil, false, err
 		}
 		err = s.commit(ctx, cur, next)
 		if errors.Is(err, ErrConflict) {
@@ -223,6 +213,36 @@ func (s *Store) ApplyDue(ctx context.Context, d Due) (*Session, bool, error) {
 		return next, true, s.ack(ctx, d)
 	}
 	return nil, false, fmt.Errorf("%w: game %s kept changing while its deadline was applied", ErrConflict, d.Game)
+}
+
+// reschedule indexes the deadline of game id at at, unless the index
+// already holds an earlier one for it (ZADD LT).
+func (s *Store) reschedule(ctx context.Context, id GameID, at time.Time) error {
+	if err := s.rdb.ZAddLT(ctx, s.keys.due(), redis.Z{Score: float64(at.UnixMilli()), Member: string(id)}).Err(); err != nil {
+		return fmt.Errorf("persistence: reschedule %s: %w", id, err)
+	}
+	return nil
+}
+
+// overdue returns cur, a live game past its deadline at now, ended: a
+// game under way with a turn time is lost on time by the side to move,
+// any other (a challenge, or a game without a turn time gone idle)
+// expires.
+func overdue(cur *Session, now time.Time) (*Session, error) {
+	next := cur.clone()
+	next.Updated = now
+	switch {
+	case cur.Status == StatusActive && cur.TurnTime > 0:
+		p, err := cur.Position()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
+	default:
+		finishSession(next, game.Ongoing, ByExpiry)
+		next.Status = StatusExpired
+	}
+	return next, nil
 }
 
 // ack releases a claim.

@@ -671,14 +671,22 @@ func (f *forgetter) page(ctx context.Context, keys []string) error {
 
 // sort files key in pg by what is to be done with it, if anything.
 func (f *forgetter) sort(pg *forgetPage, key string) {
-	user, guild := f.user != "", f.guild != ""
+	if f.sortGame(pg, key) || f.sortBlocks(pg, key) || f.sortBucket(pg, key) {
+		return
+	}
+	f.sortRest(pg, key)
+}
+
+// sortGame files key in pg if it is an archived game, a game or a
+// history, and reports whether it was one.
+func (f *forgetter) sortGame(pg *forgetPage, key string) bool {
 	if c, ok := f.p.archive.match(key, false); ok {
 		pg.archives = append(pg.archives, gameRef{key, c[0], c[1]})
-		return
+		return true
 	}
 	if c, ok := f.p.game.match(key, false); ok {
 		pg.games = append(pg.games, gameRef{key, c[0], c[1]})
-		return
+		return true
 	}
 	if c, ok := f.p.history.match(key, false); ok {
 		if c[0] == f.user {
@@ -688,36 +696,61 @@ func (f *forgetter) sort(pg *forgetPage, key string) {
 		} else {
 			pg.histories = append(pg.histories, key)
 		}
-		return
+		return true
 	}
-	if c, ok := f.p.blocks.match(key, false); ok {
-		// The user's own blocks go; other people's blocks of the user are
-		// theirs (their protection from the user) and stay, or forgetting
-		// would undo them: they name the user by pseudonym. Those still
-		// named by ID (written before MigrateBlocks) are migrated now.
-		switch {
-		case !user:
-		case c[0] == f.user || c[0] == f.pseudo:
-			pg.ownBlocks = append(pg.ownBlocks, key)
-		case !isPseudonym(c[0]):
-			pg.blockOwners = append(pg.blockOwners, c[0])
-		}
-		return
+	return false
+}
+
+// sortBlocks files key in pg if it is a list of blocks, and reports
+// whether it was one.
+//
+// The user's own blocks go; other people's blocks of the user are theirs
+// (their protection from the user) and stay, or forgetting would undo
+// them: they name the user by pseudonym. Those still named by ID (written
+// before MigrateBlocks) are migrated now.
+func (f *forgetter) sortBlocks(pg *forgetPage, key string) bool {
+	c, ok := f.p.blocks.match(key, false)
+	if !ok {
+		return false
 	}
-	// Rate buckets expire in seconds, throttles and cooldowns within the
-	// hour, and forgetting must not refill or end one early: those of the
-	// user still named by ID move to their pseudonym's name.
+	switch {
+	case f.user == "":
+	case c[0] == f.user || c[0] == f.pseudo:
+		pg.ownBlocks = append(pg.ownBlocks, key)
+	case !isPseudonym(c[0]):
+		pg.blockOwners = append(pg.blockOwners, c[0])
+	}
+	return true
+}
+
+// sortBucket files key in pg if it is a rate bucket or a throttle, and
+// reports whether it was one.
+//
+// Rate buckets expire in seconds, throttles and cooldowns within the
+// hour, and forgetting must not refill or end one early: those of the
+// user still named by ID move to their pseudonym's name.
+func (f *forgetter) sortBucket(pg *forgetPage, key string) bool {
 	for _, fam := range []struct {
 		p    keyPattern
 		name func(string) string
 	}{{f.p.rate, f.s.keys.rateBucket}, {f.p.throttle, f.s.keys.throttle}} {
 		if c, ok := fam.p.match(key, true); ok {
-			if name, ok := strings.CutSuffix(c[0], ":"+f.user); ok && user {
+			if name, ok := strings.CutSuffix(c[0], ":"+f.user); ok && f.user != "" {
 				pg.moves = append(pg.moves, keyMove{key, fam.name(name + ":" + f.pseudo)})
 			}
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// sortRest files in pg a key of the other families, if it is one: the
+// user's audits, active maps, retrain candidates, challenge cooldowns,
+// open challenges and live games, and stats; the guild's stats, puzzles,
+// applied ratings, cooldowns, open challenges and live games, and the
+// users' indexes of guilds.
+func (f *forgetter) sortRest(pg *forgetPage, key string) {
+	user, guild := f.user != "", f.guild != ""
 	count := func(n *int) { pg.counted, pg.counts = append(pg.counted, key), append(pg.counts, n) }
 	switch {
 	case user && match1(f.p.audit, key):

@@ -305,41 +305,65 @@ func (s *Store) checkArchive(g ArchivedGame) (ArchivedGame, error) {
 			return bad("move %d (%s): %v", i+1, c, err)
 		}
 	}
-	if g.Result != game.XWins && g.Result != game.OWins && g.Result != game.Draw {
-		return bad("result %q; want X wins, O wins or draw (games without a result are not archived)", g.Result)
+	if err := checkArchiveEnd(&g, pos); err != nil {
+		return bad("%s", err)
 	}
-	if pos.Over() {
-		board := pos.Outcome().Result
-		decided := ByWin
-		if board == game.Draw {
-			decided = ByDraw
-		}
-		switch {
-		case g.Result != board:
-			return bad("result %q, but the moves give %q", g.Result, board)
-		case g.End != NotEnded && g.End != decided:
-			return bad("the board decided the game (%s), so it ended by %s, not %s", board, decided, g.End)
-		}
-		g.End = decided
-	} else {
+	if err := checkArchiveSides(&g); err != nil {
+		return bad("%s", err)
+	}
+	if g.Finished.IsZero() {
+		g.Finished = s.now()
+	}
+	g.Finished = g.Finished.UTC().Truncate(time.Millisecond)
+	return g, nil
+}
+
+// checkArchiveEnd checks g's result and ending against pos, the position
+// its moves reach, and sets End ByWin or ByDraw when the board decided
+// the game. Its error says what is wrong.
+func checkArchiveEnd(g *ArchivedGame, pos game.Position) error {
+	if g.Result != game.XWins && g.Result != game.OWins && g.Result != game.Draw {
+		return fmt.Errorf("result %q; want X wins, O wins or draw (games without a result are not archived)", g.Result)
+	}
+	if !pos.Over() {
 		switch g.End {
 		case ByResign, ByTimeout:
 			if g.Result == game.Draw {
-				return bad("a game ended by %s has a winner", g.End)
+				return fmt.Errorf("a game ended by %s has a winner", g.End)
 			}
 		case ByModerator, ByExpiry:
 		default:
-			return bad("the moves do not finish the game, and it ended by %s; want resign, timeout, moderator or expired", g.End)
+			return fmt.Errorf("the moves do not finish the game, and it ended by %s; want resign, timeout, moderator or expired", g.End)
 		}
+		return nil
 	}
+	board := pos.Outcome().Result
+	decided := ByWin
+	if board == game.Draw {
+		decided = ByDraw
+	}
+	switch {
+	case g.Result != board:
+		return fmt.Errorf("result %q, but the moves give %q", g.Result, board)
+	case g.End != NotEnded && g.End != decided:
+		return fmt.Errorf("the board decided the game (%s), so it ended by %s, not %s", board, decided, g.End)
+	}
+	g.End = decided
+	return nil
+}
+
+// checkArchiveSides checks g's players (a user, an AI level or unknown)
+// and their rating changes, rounding them, and clears the changes of
+// unrated sides. Its error says what is wrong.
+func checkArchiveSides(g *ArchivedGame) error {
 	for i, p := range g.Players {
 		side := game.Mark(i + 1)
 		if p.User != "" && p.AI != "" {
-			return bad("side %s is a user or an AI level, not both", side)
+			return fmt.Errorf("side %s is a user or an AI level, not both", side)
 		}
 		if p.User != "" {
 			if err := checkHistoryUser(p.User); err != nil {
-				return bad("side %s: %v", side, err)
+				return fmt.Errorf("side %s: %v", side, err)
 			}
 		}
 		rc := &g.Ratings[i]
@@ -348,18 +372,14 @@ func (s *Store) checkArchive(g ArchivedGame) (ArchivedGame, error) {
 			continue
 		}
 		if p.User == "" {
-			return bad("side %s is rated but is not a user", side)
+			return fmt.Errorf("side %s is rated but is not a user", side)
 		}
 		if math.IsNaN(rc.Before) || math.IsInf(rc.Before, 0) || math.IsNaN(rc.After) || math.IsInf(rc.After, 0) {
-			return bad("side %s: rating %v to %v", side, rc.Before, rc.After)
+			return fmt.Errorf("side %s: rating %v to %v", side, rc.Before, rc.After)
 		}
 		rc.Before, rc.After = roundRating(rc.Before), roundRating(rc.After)
 	}
-	if g.Finished.IsZero() {
-		g.Finished = s.now()
-	}
-	g.Finished = g.Finished.UTC().Truncate(time.Millisecond)
-	return g, nil
+	return nil
 }
 
 // encodeArchive returns the stored form of a checked game.

@@ -174,7 +174,6 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	if err != nil {
 		return err
 	}
-	now := next.Updated
 	data, err := next.encode()
 	if err != nil {
 		return err
@@ -183,6 +182,34 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	if old != nil {
 		expect = strconv.FormatInt(old.Version, 10)
 	}
+	args := s.commitArgs(old, next, expect, data, ch, suf)
+	if err := s.indexDeadline(ctx, old, next); err != nil {
+		return err
+	}
+	res, err := s.runCommit(ctx, []string{s.keys.game(ch, suf), s.keys.active(ch)}, args)
+	if err != nil {
+		return fmt.Errorf("persistence: save game %s: %w", next.ID, err)
+	}
+	if err := s.committed(next, ch, expect, res); err != nil {
+		return err
+	}
+
+	// A game that is over leaves the index. The change is committed
+	// whatever happens here: if this fails, the entry names a game that is
+	// over and the sweeper drops it when it comes due, so the error is not
+	// the caller's.
+	if old != nil && old.Status.Live() && !next.Status.Live() {
+		_ = s.batch.do(ctx, redis.NewIntCmd(ctx, "zrem", s.keys.due(), string(next.ID)))
+	}
+	return nil
+}
+
+// commitArgs returns the arguments of the commit script that writes next,
+// encoded as data, over old (the version expect, "0" to create) in
+// channel ch under the suffix suf: the version, status, data and TTLs,
+// then the humans whose places in the active map it claims and those it
+// releases.
+func (s *Store) commitArgs(old, next *Session, expect string, data []byte, ch, suf string) []any {
 	mapTTL := "0"
 	if !s.opts.AllowManyGames {
 		mapTTL = strconv.FormatInt(s.mapTTL().Milliseconds(), 10)
@@ -191,7 +218,7 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	release := sessionMinus(sessionLiveHumans(old), sessionLiveHumans(next))
 	args := make([]any, 0, 8+len(claim)+len(release))
 	args = append(args, expect, strconv.Itoa(int(next.Status)), data,
-		strconv.FormatInt(max(s.keyTTL(next, now).Milliseconds(), 1), 10), mapTTL,
+		strconv.FormatInt(max(s.keyTTL(next, next.Updated).Milliseconds(), 1), 10), mapTTL,
 		suf, s.keys.gamePrefix(ch), strconv.Itoa(len(claim)))
 	for _, u := range claim {
 		args = append(args, u)
@@ -199,17 +226,23 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	for _, u := range release {
 		args = append(args, u)
 	}
+	return args
+}
 
-	// The deadline index must never be later than a live game's deadline
-	// (see deadline.go). When this change creates a deadline or brings it
-	// forward, or the old deadline has passed (its entry may have been
-	// re-indexed later: a computer's overdue reply, see ApplyDue), an entry
-	// no later than it is written first (ZADD LT), so a crash after the
-	// compare-and-set cannot leave the index late. A move that only pushes
-	// the deadline back writes nothing here: the earlier
-	// entry stays, and when it comes due the sweeper re-reads the game and
-	// re-indexes it. That costs one claim per turn-time period, instead of
-	// an index write on every move.
+// indexDeadline writes next's deadline to the deadline index before the
+// commit, when that is needed.
+//
+// The deadline index must never be later than a live game's deadline
+// (see deadline.go). When this change creates a deadline or brings it
+// forward, or the old deadline has passed (its entry may have been
+// re-indexed later: a computer's overdue reply, see ApplyDue), an entry
+// no later than it is written first (ZADD LT), so a crash after the
+// compare-and-set cannot leave the index late. A move that only pushes
+// the deadline back writes nothing here: the earlier entry stays, and
+// when it comes due the sweeper re-reads the game and re-indexes it. That
+// costs one claim per turn-time period, instead of an index write on
+// every move.
+func (s *Store) indexDeadline(ctx context.Context, old, next *Session) error {
 	if next.Status.Live() && !next.Deadline.IsZero() && (old == nil || !old.Status.Live() || next.Deadline.Before(old.Deadline) ||
 		!old.Deadline.After(next.Updated)) {
 		zadd := redis.NewIntCmd(ctx, "zadd", s.keys.due(), "lt", float64(next.Deadline.UnixMilli()), string(next.ID))
@@ -217,11 +250,14 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 			return fmt.Errorf("persistence: save game %s: deadline index: %w", next.ID, err)
 		}
 	}
+	return nil
+}
 
-	res, err := s.runCommit(ctx, []string{s.keys.game(ch, suf), s.keys.active(ch)}, args)
-	if err != nil {
-		return fmt.Errorf("persistence: save game %s: %w", next.ID, err)
-	}
+// committed reads res, the commit script's reply for next in channel ch
+// over the version expect: on success it sets next.Version and caches
+// next; otherwise it forgets the game's cached session and returns the
+// error the reply means.
+func (s *Store) committed(next *Session, ch, expect string, res []string) error {
 	if len(res) == 0 {
 		return fmt.Errorf("%w: save game %s: empty reply", ErrCorrupt, next.ID)
 	}
@@ -241,18 +277,11 @@ func (s *Store) commit(ctx context.Context, old, next *Session) error {
 	default:
 		return fmt.Errorf("%w: save game %s: reply %q", ErrCorrupt, next.ID, res)
 	}
+	var err error
 	if next.Version, err = strconv.ParseInt(res[1], 10, 64); err != nil {
 		return fmt.Errorf("%w: save game %s: version %q", ErrCorrupt, next.ID, res[1])
 	}
 	s.sessions.put(next)
-
-	// A game that is over leaves the index. The change is committed
-	// whatever happens here: if this fails, the entry names a game that is
-	// over and the sweeper drops it when it comes due, so the error is not
-	// the caller's.
-	if old != nil && old.Status.Live() && !next.Status.Live() {
-		_ = s.batch.do(ctx, redis.NewIntCmd(ctx, "zrem", s.keys.due(), string(next.ID)))
-	}
 	return nil
 }
 

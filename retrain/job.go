@@ -280,15 +280,7 @@ func (j *Job) Run(ctx context.Context, req Request, progress func(Progress)) (Re
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	r := &run{job: j, req: req, rules: req.Rules.String(), progress: progress}
-	r.rep = Report{
-		Rules:   r.rules,
-		Trigger: req.Trigger,
-		By:      req.By,
-		Owner:   j.cfg.Owner,
-		Started: j.cfg.Now().UTC(),
-		Workers: j.Workers(),
-	}
+	r := j.newRun(req, progress)
 	r.stage("lock", 0, 0, nil)
 	lock, err := j.store.AcquireLock(ctx, LockName, j.cfg.Owner, j.cfg.Lease)
 	if errors.Is(err, persistence.ErrLockHeld) {
@@ -308,51 +300,13 @@ func (j *Job) Run(ctx context.Context, req Request, progress func(Progress)) (Re
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { j.keepLock(jctx, lock, stop, cancel) })
-
-	if j.cfg.Pool == nil {
-		err = r.do(tctx)
-	} else {
-		job := sched.Job{Class: sched.Background, User: "retrain:" + r.rules}
-		err = j.cfg.Pool.Do(tctx, job, func(ctx context.Context, st sched.Start) error {
-			var mu sync.Mutex // one training goroutine yields for all: the others wait here
-			r.pause = func(ctx context.Context) error {
-				mu.Lock()
-				defer mu.Unlock()
-				return st.Yield(ctx)
-			}
-			return r.do(ctx)
-		})
-	}
-
+	err = r.queued(tctx)
 	close(stop)
 	wg.Wait()
-	// A lock that cannot be released (Redis unreachable) frees itself
-	// when its lease runs out; that does not undo the run.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer rcancel()
-	releaseErr := ""
-	if rerr := j.store.ReleaseLock(rctx, lock); rerr != nil && !errors.Is(rerr, persistence.ErrLockLost) {
-		releaseErr = fmt.Sprintf("releasing the lock: %v (its lease frees it)", rerr)
-	}
+	releaseErr := j.release(ctx, lock)
 
 	if err != nil {
-		cause := context.Cause(tctx)
-		switch {
-		case errors.Is(cause, ErrTimedOut) && ctx.Err() == nil:
-			err = fmt.Errorf("%w after %s: %w", ErrTimedOut, j.cfg.TimeLimit, err)
-			r.rep.Outcome, r.rep.Reason = OutcomeTimedOut, fmt.Sprintf("timed out: the time limit of %s was reached; nothing published", j.cfg.TimeLimit)
-		case errors.Is(cause, persistence.ErrLockLost) || errors.Is(err, persistence.ErrLockLost):
-			if !errors.Is(err, persistence.ErrLockLost) {
-				err = fmt.Errorf("%w; the run stopped: %w", cause, err)
-			}
-			r.rep.Outcome, r.rep.Reason = OutcomeFailed, "lost the retrain lock (its lease ran out); nothing published"
-		case errors.Is(err, ErrTooFewGames):
-			r.rep.Outcome, r.rep.Reason = OutcomeRefused, "refused: "+strings.TrimPrefix(err.Error(), "retrain: ")
-		default:
-			r.rep.Outcome, r.rep.Reason = OutcomeFailed, "failed: "+err.Error()
-		}
-		r.rep.Promoted = false
-		r.rep.Error = err.Error()
+		err = r.failed(ctx, err, context.Cause(tctx))
 	}
 	if releaseErr != "" {
 		r.rep.Error = strings.TrimPrefix(r.rep.Error+"; "+releaseErr, "; ")
@@ -360,6 +314,79 @@ func (j *Job) Run(ctx context.Context, req Request, progress func(Progress)) (Re
 	r.rep.Durations.Total = seconds(j.cfg.Now().Sub(r.rep.Started))
 	progress(Progress{Rules: r.rules, Stage: "done"})
 	return r.rep, err
+}
+
+// newRun returns a run of req that reports to progress, its report
+// started.
+func (j *Job) newRun(req Request, progress func(Progress)) *run {
+	r := &run{job: j, req: req, rules: req.Rules.String(), progress: progress}
+	r.rep = Report{
+		Rules:   r.rules,
+		Trigger: req.Trigger,
+		By:      req.By,
+		Owner:   j.cfg.Owner,
+		Started: j.cfg.Now().UTC(),
+		Workers: j.Workers(),
+	}
+	return r
+}
+
+// queued runs the steps (do) as a background job of the AI queue when
+// the job has one, yielding the worker to players' work while any waits,
+// else at once.
+func (r *run) queued(ctx context.Context) error {
+	j := r.job
+	if j.cfg.Pool == nil {
+		return r.do(ctx)
+	}
+	job := sched.Job{Class: sched.Background, User: "retrain:" + r.rules}
+	return j.cfg.Pool.Do(ctx, job, func(ctx context.Context, st sched.Start) error {
+		var mu sync.Mutex // one training goroutine yields for all: the others wait here
+		r.pause = func(ctx context.Context) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return st.Yield(ctx)
+		}
+		return r.do(ctx)
+	})
+}
+
+// release releases the lock, and returns what to add to the report's
+// error if that fails (but for a lock already lost), else "". A lock that
+// cannot be released (Redis unreachable) frees itself when its lease runs
+// out; that does not undo the run.
+func (j *Job) release(ctx context.Context, lock persistence.Lock) string {
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer rcancel()
+	if rerr := j.store.ReleaseLock(rctx, lock); rerr != nil && !errors.Is(rerr, persistence.ErrLockLost) {
+		return fmt.Sprintf("releasing the lock: %v (its lease frees it)", rerr)
+	}
+	return ""
+}
+
+// failed records in the report the outcome of a run that failed with err,
+// cause being the cause of the end of the run's context (nil if it did
+// not end) and ctx the caller's, and returns the error Run returns: a
+// time-out or the loss of the lock says so; too few games is a refusal.
+func (r *run) failed(ctx context.Context, err, cause error) error {
+	limit := r.job.cfg.TimeLimit
+	switch {
+	case errors.Is(cause, ErrTimedOut) && ctx.Err() == nil:
+		err = fmt.Errorf("%w after %s: %w", ErrTimedOut, limit, err)
+		r.rep.Outcome, r.rep.Reason = OutcomeTimedOut, fmt.Sprintf("timed out: the time limit of %s was reached; nothing published", limit)
+	case errors.Is(cause, persistence.ErrLockLost) || errors.Is(err, persistence.ErrLockLost):
+		if !errors.Is(err, persistence.ErrLockLost) {
+			err = fmt.Errorf("%w; the run stopped: %w", cause, err)
+		}
+		r.rep.Outcome, r.rep.Reason = OutcomeFailed, "lost the retrain lock (its lease ran out); nothing published"
+	case errors.Is(err, ErrTooFewGames):
+		r.rep.Outcome, r.rep.Reason = OutcomeRefused, "refused: "+strings.TrimPrefix(err.Error(), "retrain: ")
+	default:
+		r.rep.Outcome, r.rep.Reason = OutcomeFailed, "failed: "+err.Error()
+	}
+	r.rep.Promoted = false
+	r.rep.Error = err.Error()
+	return err
 }
 
 // keepLock renews the lock every third of the lease until stop is closed.

@@ -67,7 +67,64 @@ func (r *run) do(ctx context.Context) error {
 	}
 
 	// 3. Training.
+	cand, err := r.trainCandidate(ctx, games, holdout, live)
+	if err != nil {
+		return err
+	}
+
+	// 4. The gate.
+	pass, err := r.judge(ctx, cand, live)
+	if err != nil {
+		return err
+	}
+
+	// 5. Publish, or keep the candidate.
 	t0 = now()
+	r.stage("publish", 0, 0, nil)
+	if pass {
+		err = r.publish(ctx, cand)
+	} else {
+		err = r.keep(ctx, cand)
+	}
+	r.rep.Durations.Publish = seconds(now().Sub(t0))
+	if err != nil {
+		return err
+	}
+
+	// 6. The checkpoint.
+	r.advanceCheckpoint(ctx, last)
+	return nil
+}
+
+// trainCandidate trains the candidate network on games, warm-started
+// from live when it has the shape wanted, with holdout measured against
+// live; it fills in the training's part of the report.
+func (r *run) trainCandidate(ctx context.Context, games []train.Game, holdout []train.HoldoutSet, live *nn.Net) (*nn.Net, error) {
+	now := r.job.cfg.Now
+	t0 := now()
+	tc := r.trainConfig(live)
+	tc.Holdout, tc.Reference = holdout, live
+	res, err := train.Run(ctx, tc, games, func(p train.Progress) {
+		r.stage(p.Stage, p.Done, p.Total, p.Epoch)
+	})
+	r.rep.Durations.Training = seconds(now().Sub(t0))
+	if err != nil {
+		return nil, fmt.Errorf("retrain: training %s: %w", r.rules, err)
+	}
+	tr := res.Report
+	r.rep.Epochs, tr.Epochs = tr.Epochs, nil
+	r.rep.Holdout = tr.Holdout
+	r.rep.Players = &tr.Players
+	r.rep.Training = &tr
+	return res.Net, nil
+}
+
+// trainConfig returns the training's settings: the job's, for the run's
+// rules (an architecture set for other rules gives way to the default),
+// starting from live when it has the shape trained, without the held-out
+// sets.
+func (r *run) trainConfig(live *nn.Net) train.Config {
+	j := r.job
 	tc := j.cfg.Train
 	tc.Rules = r.req.Rules
 	tc.Workers = j.Workers()
@@ -89,28 +146,20 @@ func (r *run) do(ctx context.Context) error {
 		tc.EvalGames = -1
 	}
 	if tc.Now.IsZero() {
-		tc.Now = now()
+		tc.Now = j.cfg.Now()
 	}
-	tc.Holdout, tc.Reference = holdout, live
-	res, err := train.Run(ctx, tc, games, func(p train.Progress) {
-		r.stage(p.Stage, p.Done, p.Total, p.Epoch)
-	})
-	r.rep.Durations.Training = seconds(now().Sub(t0))
-	if err != nil {
-		return fmt.Errorf("retrain: training %s: %w", r.rules, err)
-	}
-	tr := res.Report
-	r.rep.Epochs, tr.Epochs = tr.Epochs, nil
-	r.rep.Holdout = tr.Holdout
-	r.rep.Players = &tr.Players
-	r.rep.Training = &tr
+	return tc
+}
 
-	// 4. The gate.
-	t0 = now()
-	g, err := r.gate(ctx, res.Net, live)
+// judge runs the gate between the candidate and live, records its report
+// and the run's outcome, and reports whether the candidate passed.
+func (r *run) judge(ctx context.Context, cand, live *nn.Net) (bool, error) {
+	now := r.job.cfg.Now
+	t0 := now()
+	g, err := r.gate(ctx, cand, live)
 	r.rep.Durations.Gate = seconds(now().Sub(t0))
 	if err != nil {
-		return err
+		return false, err
 	}
 	r.rep.Gate = &g
 	r.rep.Promoted = g.Pass
@@ -121,30 +170,21 @@ func (r *run) do(ctx context.Context) error {
 		r.rep.Outcome = OutcomeRejected
 		r.rep.Reason = "rejected: " + strings.Join(g.Failures, "; ")
 	}
+	return g.Pass, nil
+}
 
-	// 5. Publish, or keep the candidate.
-	t0 = now()
-	r.stage("publish", 0, 0, nil)
-	if g.Pass {
-		err = r.publish(ctx, res.Net)
-	} else {
-		err = r.keep(ctx, res.Net)
+// advanceCheckpoint moves the corpus checkpoint to last, the last record
+// read (if any). Failing to move it does not undo the run: the report
+// says so, and the next run counts these games as new again.
+func (r *run) advanceCheckpoint(ctx context.Context, last string) {
+	if last == "" || last == "0" {
+		return
 	}
-	r.rep.Durations.Publish = seconds(now().Sub(t0))
-	if err != nil {
-		return err
+	if err := r.job.store.AdvanceCheckpoint(ctx, r.rules, Consumer, last); err != nil {
+		r.rep.Error = fmt.Sprintf("the checkpoint did not move (%v); the next run counts these games as new again", err)
+		return
 	}
-
-	// 6. The checkpoint. Failing to move it does not undo the run: the
-	// next run counts these games as new again.
-	if last != "" && last != "0" {
-		if err := j.store.AdvanceCheckpoint(ctx, r.rules, Consumer, last); err != nil {
-			r.rep.Error = fmt.Sprintf("the checkpoint did not move (%v); the next run counts these games as new again", err)
-			return nil
-		}
-		r.rep.Checkpoint = last
-	}
-	return nil
+	r.rep.Checkpoint = last
 }
 
 // readCorpus reads the rules' whole corpus and fills the report's corpus

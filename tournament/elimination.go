@@ -114,73 +114,16 @@ func (b Bracket) Play(games []Game, rng *rand.Rand) (Progress, error) {
 		return Progress{}, fmt.Errorf("%w: %d players in %d lines", ErrTooFewPlayers, len(b.Seeds), b.Size)
 	}
 	rounds := b.Rounds()
-	type pairKey struct {
-		round int
-		a, b  string
+	byPair, played, err := gamesByMatch(games, seed, rounds)
+	if err != nil {
+		return Progress{}, err
 	}
-	keyOf := func(round int, x, o string) pairKey {
-		if x > o {
-			x, o = o, x
-		}
-		return pairKey{round, x, o}
-	}
-	byPair := map[pairKey][]Game{}
-	played := 0
-	for _, g := range games {
-		if err := checkGame(g, seed); err != nil {
-			return Progress{}, err
-		}
-		if g.Result == Pending {
-			continue
-		}
-		if g.Result == Bye || g.Round > rounds {
-			return Progress{}, fmt.Errorf("%w: %v: not a game of this bracket", ErrBadGame, g)
-		}
-		k := keyOf(g.Round, g.X, g.O)
-		byPair[k] = append(byPair[k], g)
-		played++
-	}
-	// Colours a player had before a round, from the games played.
-	colours := map[string][]Game{}
-	for _, gs := range byPair {
-		for _, g := range gs {
-			if !g.Coin {
-				colours[g.X] = append(colours[g.X], g)
-				colours[g.O] = append(colours[g.O], g)
-			}
-		}
-	}
-	for _, gs := range colours {
-		slices.SortStableFunc(gs, func(a, b Game) int { return cmp.Compare(a.Round, b.Round) })
-	}
-	before := func(id string, round int) *record {
-		r := &record{}
-		for _, g := range colours[id] {
-			if g.Round >= round {
-				break
-			}
-			if g.X == id {
-				r.diff++
-				r.colours = append(r.colours, 'X')
-			} else {
-				r.diff--
-				r.colours = append(r.colours, 'O')
-			}
-		}
-		return r
-	}
+	before := coloursBefore(byPair)
 
 	var p Progress
 	out := map[string]int{} // round each loser went out in
 	used := 0
-	cur := make([]line, b.Size)
-	for i, s := range b.Order() {
-		if s <= len(b.Seeds) {
-			cur[i] = line{id: b.Seeds[s-1].ID, known: true}
-		} else {
-			cur[i] = line{known: true}
-		}
-	}
+	cur := b.entrants()
 	for r := 1; r <= rounds; r++ {
 		next := make([]line, len(cur)/2)
 		for m := range next {
@@ -224,15 +167,111 @@ func (b Bracket) Play(games []Game, rng *rand.Rand) (Progress, error) {
 	if cur[0].known {
 		p.Champion = cur[0].id
 	}
-	for _, s := range b.Seeds {
-		if s.ID == p.Champion {
-			p.Placings = append(p.Placings, Placing{Place: 1, Player: s})
-		} else if r, ok := out[s.ID]; ok {
-			p.Placings = append(p.Placings, Placing{Place: 1<<(rounds-r) + 1, Player: s, Eliminated: r})
+	p.Placings = b.placings(p.Champion, out)
+	return p, nil
+}
+
+// pairKey names the match of a round between two players, in either
+// order.
+type pairKey struct {
+	round int
+	a, b  string
+}
+
+// keyOf returns the key of the match of round between x and o.
+func keyOf(round int, x, o string) pairKey {
+	if x > o {
+		x, o = o, x
+	}
+	return pairKey{round, x, o}
+}
+
+// gamesByMatch checks the games of the record (seed indexes the players)
+// and returns the games played, coin flips included, by the match they
+// belong to, in the record's order, with their number. Pending games are
+// left out; a bye or a game past the last round is an error.
+func gamesByMatch(games []Game, seed map[string]int, rounds int) (map[pairKey][]Game, int, error) {
+	byPair := map[pairKey][]Game{}
+	played := 0
+	for _, g := range games {
+		if err := checkGame(g, seed); err != nil {
+			return nil, 0, err
+		}
+		if g.Result == Pending {
+			continue
+		}
+		if g.Result == Bye || g.Round > rounds {
+			return nil, 0, fmt.Errorf("%w: %v: not a game of this bracket", ErrBadGame, g)
+		}
+		k := keyOf(g.Round, g.X, g.O)
+		byPair[k] = append(byPair[k], g)
+		played++
+	}
+	return byPair, played, nil
+}
+
+// coloursBefore returns a function that gives the colours a player had
+// before a round, from the games of byPair (coin flips aside).
+func coloursBefore(byPair map[pairKey][]Game) func(id string, round int) *record {
+	colours := map[string][]Game{}
+	for _, gs := range byPair {
+		for _, g := range gs {
+			if !g.Coin {
+				colours[g.X] = append(colours[g.X], g)
+				colours[g.O] = append(colours[g.O], g)
+			}
 		}
 	}
-	slices.SortStableFunc(p.Placings, func(a, b Placing) int { return cmp.Compare(a.Place, b.Place) })
-	return p, nil
+	for _, gs := range colours {
+		slices.SortStableFunc(gs, func(a, b Game) int { return cmp.Compare(a.Round, b.Round) })
+	}
+	return func(id string, round int) *record {
+		r := &record{}
+		for _, g := range colours[id] {
+			if g.Round >= round {
+				break
+			}
+			if g.X == id {
+				r.diff++
+				r.colours = append(r.colours, 'X')
+			} else {
+				r.diff--
+				r.colours = append(r.colours, 'O')
+			}
+		}
+		return r
+	}
+}
+
+// entrants returns the lines of the first round in bracket order: the
+// seeds in their places, byes in the others.
+func (b Bracket) entrants() []line {
+	cur := make([]line, b.Size)
+	for i, s := range b.Order() {
+		if s <= len(b.Seeds) {
+			cur[i] = line{id: b.Seeds[s-1].ID, known: true}
+		} else {
+			cur[i] = line{known: true}
+		}
+	}
+	return cur
+}
+
+// placings returns the placings known, best first and seeds in order
+// within a place: the champion's, if there is one, and those of the
+// players out, whose rounds out gives.
+func (b Bracket) placings(champion string, out map[string]int) []Placing {
+	rounds := b.Rounds()
+	var ps []Placing
+	for _, s := range b.Seeds {
+		if s.ID == champion {
+			ps = append(ps, Placing{Place: 1, Player: s})
+		} else if r, ok := out[s.ID]; ok {
+			ps = append(ps, Placing{Place: 1<<(rounds-r) + 1, Player: s, Eliminated: r})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b Placing) int { return cmp.Compare(a.Place, b.Place) })
+	return ps
 }
 
 // settle plays out the match of round r at position m between hi (the

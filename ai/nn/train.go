@@ -432,11 +432,16 @@ func (t *trainer) step(samples []Sample, batch []int, lr float64) stats {
 // sample adds the gradient of s's loss, times scale, to g, and its loss
 // and accuracy to st.
 func (t *trainer) sample(wk *work, s *Sample, g []float64, scale float64, st *stats) {
-	p := s.Position
+	t.forward(wk, s.Position)
+	t.losses(wk, s, scale, st)
+	t.backward(wk, g)
+}
+
+// forward runs the network on p, keeping in wk the active inputs, the
+// activations of the hidden layers and the head's outputs (wk.z).
+func (t *trainer) forward(wk *work, p game.Position) {
 	own, opp := planes(p)
 	w := t.w
-
-	// Forward.
 	wk.in = wk.in[:0]
 	for d := range t.cells {
 		wk.in = append(wk.in, t.input(d, own, opp))
@@ -469,9 +474,12 @@ func (t *trainer) sample(wk *work, s *Sample, g []float64, scale float64, st *st
 			relu64(y)
 		}
 	}
+}
 
-	// Losses and their gradients at the head's outputs.
-	legal := p.Moves()
+// losses adds to st the losses of s at the head's outputs that forward
+// left in wk, and sets wk.dz to their gradients there, times scale.
+func (t *trainer) losses(wk *work, s *Sample, scale float64, st *stats) {
+	legal := s.Position.Moves()
 	z, dz := wk.z, wk.dz
 	clear(dz)
 	var loss float64
@@ -498,10 +506,17 @@ func (t *trainer) sample(wk *work, s *Sample, g []float64, scale float64, st *st
 		dz[2*t.cells] = vw * scale * 2 * e * (1 - float64(v*v))
 	}
 	st.loss += loss
+}
 
-	// Backward through the head and the body. delta is the gradient at
-	// the current layer's outputs (before its activation).
-	delta := dz
+// backward adds to g the gradients of the weights, back from wk.dz
+// through the head and the body, with the activations forward left in
+// wk.
+func (t *trainer) backward(wk *work, g []float64) {
+	w := t.w
+	last := len(t.layers) - 1
+	// delta is the gradient at the current layer's outputs (before its
+	// activation).
+	delta := wk.dz
 	next, spare := wk.d0, wk.d1
 	for li := last; li >= 1; li-- {
 		l := t.layers[li]
@@ -519,7 +534,7 @@ func (t *trainer) sample(wk *work, s *Sample, g []float64, scale float64, st *st
 		delta = nd
 		next, spare = spare, next
 	}
-	l = t.layers[0]
+	l := t.layers[0]
 	add64(g[l.b:l.b+l.out], delta)
 	for _, i := range wk.in {
 		add64(g[l.w+i*l.out:l.w+(i+1)*l.out], delta)

@@ -140,147 +140,16 @@ const maxLine = 4096
 func Parse(r io.Reader) (*Certificate, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 256), maxLine)
-	c := &Certificate{}
-	var rules game.Rules
-	var cur *Proof
-	n, stage := 0, 0 // stage: lines of the header read so far (4 when done)
-	ended := false
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: line %d: %s", ErrFormat, n, fmt.Sprintf(format, args...))
-	}
+	ps := parser{c: &Certificate{}}
+	n := 0
 	for sc.Scan() {
 		n++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if ended {
-			return nil, fail(`text after "end"; the certificate ends there`)
-		}
-		f := strings.Fields(line)
-		word := f[0]
-		switch {
-		case stage == 0:
-			if word != "ttt-proof" || len(f) != 2 {
-				return nil, fail(`the first line must be "ttt-proof %d"`, Version)
-			}
-			if f[1] != strconv.Itoa(Version) {
-				return nil, fail("format version %q; this checker reads version %d", f[1], Version)
-			}
-			stage++
-		case stage == 1:
-			if word != "rules" || len(f) != 2 {
-				return nil, fail(`want "rules R" (like "rules 6x6k5") after the version line`)
-			}
-			r, err := game.ParseRules(f[1])
-			if err != nil {
-				return nil, fail("%v", err)
-			}
-			if r.Variant() != game.KInARow {
-				return nil, fail("rules %s: certificates are for k-in-a-row games only", r)
-			}
-			rules = r
-			stage++
-		case stage == 2:
-			if word != "position" || len(f) != 2 {
-				return nil, fail(`want "position P" (position notation, like "---/-x-/---") after the rules`)
-			}
-			p, err := game.ParsePosition(rules, f[1])
-			if err != nil {
-				return nil, fail("%v", err)
-			}
-			c.Position = p
-			stage++
-		case stage == 3:
-			if word != "value" || len(f) != 2 {
-				return nil, fail(`want "value V" after the position; V is Xwins, Owins or draw`)
-			}
-			switch f[1] {
-			case "Xwins":
-				c.Value = game.XWins
-			case "Owins":
-				c.Value = game.OWins
-			case "draw":
-				c.Value = game.Draw
-			default:
-				return nil, fail("value %q; the value is Xwins, Owins or draw", f[1])
-			}
-			stage++
-		case word == "end":
-			if len(f) != 1 {
-				return nil, fail(`"end" takes nothing after it`)
-			}
-			ended = true
-		case word == "proof":
-			if len(f) != 3 {
-				return nil, fail(`want "proof KIND SIDE": "win X", "win O", "hold X" or "hold O"`)
-			}
-			var kind Kind
-			switch f[1] {
-			case "win":
-				kind = Win
-			case "hold":
-				kind = Hold
-			default:
-				return nil, fail("proof kind %q; it is win or hold", f[1])
-			}
-			var side game.Mark
-			switch f[2] {
-			case "X":
-				side = game.X
-			case "O":
-				side = game.O
-			default:
-				return nil, fail("proof side %q; it is X or O", f[2])
-			}
-			for _, p := range c.Proofs {
-				if p.Kind == kind && p.Side == side {
-					return nil, fail("a second %q proof", f[1]+" "+f[2])
-				}
-			}
-			cur = NewProof(kind, side)
-			c.Proofs = append(c.Proofs, cur)
-		case word == "move" || word == "pairs":
-			if cur == nil {
-				return nil, fail(`%q before any "proof" line`, word)
-			}
-			if len(f) < 4 {
-				return nil, fail("want %q, the X and O bitboards in hexadecimal, then cells", word+" X O")
-			}
-			k, err := parseKey(rules, f[1], f[2])
-			if err != nil {
-				return nil, fail("%v", err)
-			}
-			cells := make([]game.Cell, 0, len(f)-3)
-			for _, s := range f[3:] {
-				cell, err := parseCell(rules, s)
-				if err != nil {
-					return nil, fail("%v", err)
-				}
-				cells = append(cells, cell)
-			}
-			if word == "move" {
-				if len(cells) != 1 {
-					return nil, fail("a move entry names one cell, not %d", len(cells))
-				}
-				if _, dup := cur.Moves[k]; dup {
-					return nil, fail("a second move for position %x %x", uint64(k.X), uint64(k.O))
-				}
-				cur.Moves[k] = cells[0]
-				break
-			}
-			if cur.Kind != Hold {
-				return nil, fail("pairings belong to hold proofs, not to %q", cur.Name())
-			}
-			if len(cells)%2 != 0 {
-				return nil, fail("a pairing lists cells two by two; this one has %d", len(cells))
-			}
-			if _, dup := cur.Pairs[k]; dup {
-				return nil, fail("a second pairing for position %x %x", uint64(k.X), uint64(k.O))
-			}
-			cur.Pairs[k] = cells
-		default:
-			return nil, fail(`unknown item %q; after the header come "proof", "move", "pairs" and "end"`, word)
+		if err := ps.line(strings.Fields(line)); err != nil {
+			return nil, fmt.Errorf("%w: line %d: %s", ErrFormat, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -289,13 +158,189 @@ func Parse(r io.Reader) (*Certificate, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	if stage < 4 {
+	if ps.stage < 4 {
 		return nil, fmt.Errorf(`%w: the header is incomplete: "ttt-proof", "rules", "position" and "value" lines come first`, ErrFormat)
 	}
-	if !ended {
+	if !ps.ended {
 		return nil, fmt.Errorf(`%w: no "end" line: the file is truncated`, ErrFormat)
 	}
-	return c, nil
+	return ps.c, nil
+}
+
+// parser is what Parse has read of a certificate so far.
+type parser struct {
+	c     *Certificate
+	rules game.Rules
+	cur   *Proof // the proof that entries go to, nil before the first
+	stage int    // lines of the header read so far (4 when done)
+	ended bool   // whether the "end" line has been read
+}
+
+// line reads one line of a certificate, split into its fields (at least
+// one). Its error says what is wrong with the line, without the line's
+// number.
+func (ps *parser) line(f []string) error {
+	if ps.ended {
+		return errors.New(`text after "end"; the certificate ends there`)
+	}
+	switch word := f[0]; {
+	case ps.stage < 4:
+		if err := ps.header(f); err != nil {
+			return err
+		}
+		ps.stage++
+	case word == "end":
+		if len(f) != 1 {
+			return errors.New(`"end" takes nothing after it`)
+		}
+		ps.ended = true
+	case word == "proof":
+		return ps.proof(f)
+	case word == "move" || word == "pairs":
+		return ps.entry(f)
+	default:
+		return fmt.Errorf(`unknown item %q; after the header come "proof", "move", "pairs" and "end"`, word)
+	}
+	return nil
+}
+
+// header reads the line of the header that comes next: the version, the
+// rules (k in a row only), the position, then the value.
+func (ps *parser) header(f []string) error {
+	word := f[0]
+	switch ps.stage {
+	case 0:
+		if word != "ttt-proof" || len(f) != 2 {
+			return fmt.Errorf(`the first line must be "ttt-proof %d"`, Version)
+		}
+		if f[1] != strconv.Itoa(Version) {
+			return fmt.Errorf("format version %q; this checker reads version %d", f[1], Version)
+		}
+	case 1:
+		if word != "rules" || len(f) != 2 {
+			return errors.New(`want "rules R" (like "rules 6x6k5") after the version line`)
+		}
+		r, err := game.ParseRules(f[1])
+		if err != nil {
+			return err
+		}
+		if r.Variant() != game.KInARow {
+			return fmt.Errorf("rules %s: certificates are for k-in-a-row games only", r)
+		}
+		ps.rules = r
+	case 2:
+		if word != "position" || len(f) != 2 {
+			return errors.New(`want "position P" (position notation, like "---/-x-/---") after the rules`)
+		}
+		p, err := game.ParsePosition(ps.rules, f[1])
+		if err != nil {
+			return err
+		}
+		ps.c.Position = p
+	default:
+		if word != "value" || len(f) != 2 {
+			return errors.New(`want "value V" after the position; V is Xwins, Owins or draw`)
+		}
+		v, err := parseValue(f[1])
+		if err != nil {
+			return err
+		}
+		ps.c.Value = v
+	}
+	return nil
+}
+
+// parseValue reads the value of a "value" line.
+func parseValue(s string) (game.Result, error) {
+	switch s {
+	case "Xwins":
+		return game.XWins, nil
+	case "Owins":
+		return game.OWins, nil
+	case "draw":
+		return game.Draw, nil
+	}
+	return game.Ongoing, fmt.Errorf("value %q; the value is Xwins, Owins or draw", s)
+}
+
+// proof reads a "proof KIND SIDE" line, which starts a proof that no
+// earlier line started.
+func (ps *parser) proof(f []string) error {
+	if len(f) != 3 {
+		return errors.New(`want "proof KIND SIDE": "win X", "win O", "hold X" or "hold O"`)
+	}
+	var kind Kind
+	switch f[1] {
+	case "win":
+		kind = Win
+	case "hold":
+		kind = Hold
+	default:
+		return fmt.Errorf("proof kind %q; it is win or hold", f[1])
+	}
+	var side game.Mark
+	switch f[2] {
+	case "X":
+		side = game.X
+	case "O":
+		side = game.O
+	default:
+		return fmt.Errorf("proof side %q; it is X or O", f[2])
+	}
+	for _, p := range ps.c.Proofs {
+		if p.Kind == kind && p.Side == side {
+			return fmt.Errorf("a second %q proof", f[1]+" "+f[2])
+		}
+	}
+	ps.cur = NewProof(kind, side)
+	ps.c.Proofs = append(ps.c.Proofs, ps.cur)
+	return nil
+}
+
+// entry reads a "move" or "pairs" line of the current proof: a position's
+// bitboards, then one cell for a move, or the cells of a pairing (hold
+// proofs only) two by two. A position has one entry of each kind at most.
+func (ps *parser) entry(f []string) error {
+	word, cur := f[0], ps.cur
+	if cur == nil {
+		return fmt.Errorf(`%q before any "proof" line`, word)
+	}
+	if len(f) < 4 {
+		return fmt.Errorf("want %q, the X and O bitboards in hexadecimal, then cells", word+" X O")
+	}
+	k, err := parseKey(ps.rules, f[1], f[2])
+	if err != nil {
+		return err
+	}
+	cells := make([]game.Cell, 0, len(f)-3)
+	for _, s := range f[3:] {
+		cell, err := parseCell(ps.rules, s)
+		if err != nil {
+			return err
+		}
+		cells = append(cells, cell)
+	}
+	if word == "move" {
+		if len(cells) != 1 {
+			return fmt.Errorf("a move entry names one cell, not %d", len(cells))
+		}
+		if _, dup := cur.Moves[k]; dup {
+			return fmt.Errorf("a second move for position %x %x", uint64(k.X), uint64(k.O))
+		}
+		cur.Moves[k] = cells[0]
+		return nil
+	}
+	if cur.Kind != Hold {
+		return fmt.Errorf("pairings belong to hold proofs, not to %q", cur.Name())
+	}
+	if len(cells)%2 != 0 {
+		return fmt.Errorf("a pairing lists cells two by two; this one has %d", len(cells))
+	}
+	if _, dup := cur.Pairs[k]; dup {
+		return fmt.Errorf("a second pairing for position %x %x", uint64(k.X), uint64(k.O))
+	}
+	cur.Pairs[k] = cells
+	return nil
 }
 
 // parseKey reads a position's two bitboards in hexadecimal.

@@ -83,9 +83,44 @@ func measureHoldout(cfg Config, name string, games []replayed, net, ref *nn.Net,
 	// The quality test only: who is far worse than chance.
 	_, prep := playerFactors(Config{MaxPlayerShare: -1}, games, func(Game) float64 { return 1 }, best)
 	res.Players = prep.Players
-	type tally struct{ moves, net, ref int }
-	per := map[string]*tally{}
-	var fn, fr Figures
+	fn, fr, per := tallyHoldout(games, net, ref, best)
+	for _, t := range per {
+		res.HumanMoves += t.moves
+	}
+	fn.HumanBalanced, fr.HumanBalanced = balancedTop1(per, &prep)
+	res.Net = fn
+	if ref != nil {
+		res.Reference = &fr
+	}
+	for name, t := range per {
+		if name == "" || t.moves < MinPlayerMoves {
+			continue
+		}
+		res.PlayersCounted++
+		if ref == nil {
+			continue
+		}
+		switch {
+		case t.net > t.ref:
+			res.PlayersBetter++
+		case t.net < t.ref:
+			res.PlayersWorse++
+		}
+	}
+	return res
+}
+
+// playerTally counts one player's human moves in a held-out set and how
+// many of them the trained network's and the reference's human heads rank
+// first.
+type playerTally struct{ moves, net, ref int }
+
+// tallyHoldout goes through the positions of a held-out set's games: it
+// returns the figures of net and of ref (if not nil) but HumanBalanced,
+// and the tally of every player with human moves, by name. PolicyAgree
+// counts each position once up to symmetry.
+func tallyHoldout(games []replayed, net, ref *nn.Net, best func(game.Position) (game.Bitboard, bool)) (fn, fr Figures, per map[string]*playerTally) {
+	per = map[string]*playerTally{}
 	var out nn.Output
 	seen := map[game.Key]bool{}
 	for _, g := range games {
@@ -109,10 +144,9 @@ func measureHoldout(cfg Config, name string, games []replayed, net, ref *nn.Net,
 			if !g.Human[side] {
 				continue
 			}
-			res.HumanMoves++
 			t := per[g.Players[side]]
 			if t == nil {
-				t = &tally{}
+				t = &playerTally{}
 				per[g.Players[side]] = t
 			}
 			t.moves++
@@ -130,13 +164,19 @@ func measureHoldout(cfg Config, name string, games []replayed, net, ref *nn.Net,
 			}
 		}
 	}
-	// The balanced figure: the mean over players of the share of their
-	// moves predicted, each player counting once (a tenth for one far
-	// worse than chance), those with fewer than MinPlayerMoves moves (and
-	// the unnamed) pooled as one.
-	var pool tally
+	return fn, fr, per
+}
+
+// balancedTop1 returns the balanced figures (Figures.HumanBalanced) of the
+// trained network and the reference: the mean over players of the share
+// of their moves predicted, each player counting once (a tenth for one
+// far worse than chance, as prep finds), those with fewer than
+// MinPlayerMoves moves (and the unnamed) pooled as one. Both are -1
+// without human moves.
+func balancedTop1(per map[string]*playerTally, prep *PlayerReport) (net, ref float64) {
+	var pool playerTally
 	var wsum, wnet, wref float64
-	add := func(t tally, w float64) {
+	add := func(t playerTally, w float64) {
 		wsum += w
 		wnet += w * float64(t.net) / float64(t.moves)
 		wref += w * float64(t.ref) / float64(t.moves)
@@ -155,30 +195,10 @@ func measureHoldout(cfg Config, name string, games []replayed, net, ref *nn.Net,
 	if pool.moves > 0 {
 		add(pool, 1)
 	}
-	fn.HumanBalanced, fr.HumanBalanced = -1, -1
 	if wsum > 0 {
-		fn.HumanBalanced, fr.HumanBalanced = wnet/wsum, wref/wsum
+		return wnet / wsum, wref / wsum
 	}
-	res.Net = fn
-	if ref != nil {
-		res.Reference = &fr
-	}
-	for name, t := range per {
-		if name == "" || t.moves < MinPlayerMoves {
-			continue
-		}
-		res.PlayersCounted++
-		if ref == nil {
-			continue
-		}
-		switch {
-		case t.net > t.ref:
-			res.PlayersBetter++
-		case t.net < t.ref:
-			res.PlayersWorse++
-		}
-	}
-	return res
+	return -1, -1
 }
 
 // holdoutPositions returns the distinct unfinished positions of the

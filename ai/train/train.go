@@ -368,26 +368,76 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	rep := Report{Rules: cfg.Rules.String(), Seed: cfg.Seed, Arch: cfg.Arch, Stages: map[string]time.Duration{}}
-	stage := func(name string, t0 time.Time) { rep.Stages[name] = time.Since(t0) }
+	r := &run{
+		ctx: ctx, cfg: cfg, progress: progress, tc: newTargetCache(cfg),
+		rep: Report{Rules: cfg.Rules.String(), Seed: cfg.Seed, Arch: cfg.Arch, Stages: map[string]time.Duration{}},
+	}
+	stage := func(name string, t0 time.Time) { r.rep.Stages[name] = time.Since(t0) }
 
-	// Positions: the corpus, every reachable position where there are
-	// few, and self-play games.
 	t0 := time.Now()
+	corpus, err := r.positions(games)
+	if err != nil {
+		return Result{}, err
+	}
+	stage(StagePositions, t0)
+
+	t0 = time.Now()
+	samples, held, valid, err := r.label(corpus)
+	if err != nil {
+		return Result{}, err
+	}
+	stage(StageTargets, t0)
+
+	t0 = time.Now()
+	net, err := r.train(samples, valid)
+	if err != nil {
+		return Result{}, err
+	}
+	stage(StageTraining, t0)
+	for i, h := range r.cfg.Holdout {
+		r.rep.Holdout = append(r.rep.Holdout, measureHoldout(r.cfg, h.Name, held[i], net, r.cfg.Reference, r.tc.bestOf()))
+	}
+
+	t0 = time.Now()
+	if err := r.eval(net); err != nil {
+		return Result{}, err
+	}
+	stage(StageEvaluating, t0)
+	r.rep.Duration = time.Since(start)
+	return Result{Net: net, Report: r.rep}, nil
+}
+
+// run is one call of Run: its settings (with defaults), what it has
+// gathered so far and the report it fills in.
+type run struct {
+	ctx      context.Context
+	cfg      Config
+	progress func(Progress)
+	rep      Report
+	tc       *targetCache
+	set      *positionSet // the positions trained on
+	targets  []*target    // the targets of set.list, in its order
+}
+
+// positions collects the positions to train on: those of the corpus
+// games, every reachable position where there are few, and self-play
+// games (none when every position is there). It returns the corpus games
+// replayed.
+func (r *run) positions(games []Game) ([]replayed, error) {
+	cfg := &r.cfg
 	corpus := replay(cfg.Rules, games)
-	rep.CorpusGames, rep.SkippedGames = len(corpus), len(games)-len(corpus)
-	set := newPositionSet()
+	r.rep.CorpusGames, r.rep.SkippedGames = len(corpus), len(games)-len(corpus)
+	r.set = newPositionSet()
 	all, enumerated := enumerate(cfg.Rules, enumerateLimit)
-	rep.Enumerated = enumerated
+	r.rep.Enumerated = enumerated
 	for _, p := range all {
-		set.add(p)
+		r.set.add(p)
 	}
 	for _, g := range corpus {
 		for _, p := range g.positions {
-			set.add(p)
+			r.set.add(p)
 		}
 	}
-	tc := newTargetCache(cfg)
 	if cfg.SelfPlay == 0 {
 		cfg.SelfPlay = DefaultSelfPlay(cfg.Rules)
 	}
@@ -396,73 +446,80 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 	}
 	cfg.SelfPlay = max(cfg.SelfPlay, 0)
 	if cfg.SelfPlay > 0 {
-		played, err := selfPlay(ctx, cfg, tc, func(done int) {
-			progress(Progress{Stage: StagePositions, Done: done, Total: cfg.SelfPlay})
+		played, err := selfPlay(r.ctx, *cfg, r.tc, func(done int) {
+			r.progress(Progress{Stage: StagePositions, Done: done, Total: cfg.SelfPlay})
 		})
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		for _, g := range played {
 			for _, p := range g {
-				set.add(p)
+				r.set.add(p)
 			}
 		}
-		rep.SelfPlayGames = len(played)
+		r.rep.SelfPlayGames = len(played)
 	}
-	progress(Progress{Stage: StagePositions, Done: cfg.SelfPlay, Total: cfg.SelfPlay})
-	stage(StagePositions, t0)
+	r.progress(Progress{Stage: StagePositions, Done: cfg.SelfPlay, Total: cfg.SelfPlay})
+	return corpus, nil
+}
 
-	// Targets.
-	t0 = time.Now()
-	targets, err := tc.all(ctx, set.list, cfg.Workers, cfg.Pause, func(done int) {
-		progress(Progress{Stage: StageTargets, Done: done, Total: len(set.list)})
+// label finds the target of every position collected and returns the
+// samples to train on (the searched positions and the corpus players'
+// moves), the held-out games replayed, in the order of cfg.Holdout, and
+// the samples of their positions, measured but never trained on.
+func (r *run) label(corpus []replayed) (samples []nn.Sample, held [][]replayed, valid []nn.Sample, err error) {
+	cfg, list := r.cfg, r.set.list
+	r.targets, err = r.tc.all(r.ctx, list, cfg.Workers, cfg.Pause, func(done int) {
+		r.progress(Progress{Stage: StageTargets, Done: done, Total: len(list)})
 	})
 	if err != nil {
-		return Result{}, err
+		return nil, nil, nil, err
 	}
-	rep.Positions = len(set.list)
-	for _, t := range targets {
+	r.rep.Positions = len(list)
+	for _, t := range r.targets {
 		if t.solved {
-			rep.SolvedPositions++
+			r.rep.SolvedPositions++
 		} else {
-			rep.MCTSPositions++
+			r.rep.MCTSPositions++
 		}
 	}
-	samples := searchSamples(set.list, targets)
-	human, moves, players := humanSamples(cfg, corpus, tc.bestOf())
-	rep.HumanMoves, rep.Players = moves, players
+	samples = searchSamples(list, r.targets)
+	human, moves, players := humanSamples(cfg, corpus, r.tc.bestOf())
+	r.rep.HumanMoves, r.rep.Players = moves, players
 	samples = mergeHuman(samples, human)
-	rep.Samples = len(samples)
-	// The held-out games: their targets (measured, never trained on).
-	held := make([][]replayed, len(cfg.Holdout))
+	r.rep.Samples = len(samples)
+	held = make([][]replayed, len(cfg.Holdout))
 	for i, h := range cfg.Holdout {
 		held[i] = replay(cfg.Rules, h.Games)
 	}
-	var valid []nn.Sample
 	if hp := holdoutPositions(held); len(hp) > 0 {
-		ht, err := tc.targetsFor(ctx, cfg, hp)
+		ht, err := r.tc.targetsFor(r.ctx, cfg, hp)
 		if err != nil {
-			return Result{}, err
+			return nil, nil, nil, err
 		}
 		valid = validSamples(hp, ht, held)
 	}
-	stage(StageTargets, t0)
+	return samples, held, valid, nil
+}
 
-	// Training.
-	t0 = time.Now()
+// train trains the network on samples, from cfg.Init or else from a
+// seeded new one, measuring valid after every epoch.
+func (r *run) train(samples, valid []nn.Sample) (*nn.Net, error) {
+	cfg := r.cfg
 	init := cfg.Init
 	if init == nil {
+		var err error
 		init, err = nn.New(cfg.Arch, rand.New(rand.NewPCG(subSeed(cfg.Seed, seedInit), 0)))
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrConfig, err)
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
-	rep.Params = init.Params()
+	r.rep.Params = init.Params()
 	epochsWanted := cfg.Epochs
 	if epochsWanted == 0 {
 		epochsWanted = DefaultEpochs(len(samples))
 	}
-	net, epochs, err := nn.Train(ctx, init, samples, nn.TrainOptions{
+	net, epochs, err := nn.Train(r.ctx, init, samples, nn.TrainOptions{
 		Epochs:       epochsWanted,
 		BatchSize:    cfg.BatchSize,
 		LearningRate: cfg.LearningRate,
@@ -470,39 +527,34 @@ func Run(ctx context.Context, cfg Config, games []Game, progress func(Progress))
 		Workers:      cfg.Workers,
 		Valid:        valid,
 		Progress: func(e nn.Epoch) {
-			progress(Progress{Stage: StageTraining, Done: e.N, Total: e.Of, Epoch: &e})
+			r.progress(Progress{Stage: StageTraining, Done: e.N, Total: e.Of, Epoch: &e})
 			if cfg.Pause != nil {
-				_ = cfg.Pause(ctx) // a cancelled ctx ends the training at the next batch
+				_ = cfg.Pause(r.ctx) // a cancelled ctx ends the training at the next batch
 			}
 		},
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("train: %s: %w", cfg.Rules, err)
+		return nil, fmt.Errorf("train: %s: %w", cfg.Rules, err)
 	}
-	rep.Epochs = epochs
-	stage(StageTraining, t0)
-	for i, h := range cfg.Holdout {
-		rep.Holdout = append(rep.Holdout, measureHoldout(cfg, h.Name, held[i], net, cfg.Reference, tc.bestOf()))
-	}
+	r.rep.Epochs = epochs
+	return net, nil
+}
 
-	// Evaluation, reusing the solved positions where they are all known.
-	t0 = time.Now()
+// eval evaluates net against the opponents (see evaluate), reusing the
+// solved positions where they are all known.
+func (r *run) eval(net *nn.Net) error {
 	var best map[game.Key]game.Bitboard
-	if enumerated && rep.MCTSPositions == 0 {
-		best = make(map[game.Key]game.Bitboard, len(set.list))
-		for i, p := range set.list {
-			best[p.Key()] = targets[i].best
+	if r.rep.Enumerated && r.rep.MCTSPositions == 0 {
+		best = make(map[game.Key]game.Bitboard, len(r.set.list))
+		for i, p := range r.set.list {
+			best[p.Key()] = r.targets[i].best
 		}
 	}
-	rep.Eval, err = evaluate(ctx, net, cfg, cfg.Opponents, best, func(done, total int) {
-		progress(Progress{Stage: StageEvaluating, Done: done, Total: total})
+	var err error
+	r.rep.Eval, err = evaluate(r.ctx, net, r.cfg, r.cfg.Opponents, best, func(done, total int) {
+		r.progress(Progress{Stage: StageEvaluating, Done: done, Total: total})
 	})
-	if err != nil {
-		return Result{}, err
-	}
-	stage(StageEvaluating, t0)
-	rep.Duration = time.Since(start)
-	return Result{Net: net, Report: rep}, nil
+	return err
 }
 
 // Seed streams: each use of randomness draws from its own seed.

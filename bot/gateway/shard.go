@@ -437,19 +437,8 @@ func (c *conn) hangUp() {
 // serve runs the connection loop: HELLO, IDENTIFY or RESUME, heartbeats
 // and dispatches, until the connection ends.
 func (s *Shard) serve(ctx context.Context, c *conn, reads <-chan readResult, resume bool) next {
-	timer := time.NewTimer(helloTimeout)
-	defer timer.Stop()
-	var (
-		interval time.Duration // 0 until HELLO
-		acked    = true        // the last heartbeat was acknowledged
-	)
-	heartbeat := func() error {
-		var d any
-		if s.seq > 0 {
-			d = s.seq
-		}
-		return c.write(map[string]any{"op": opHeartbeat, "d": d})
-	}
+	hb := &heartbeat{timer: time.NewTimer(helloTimeout), acked: true}
+	defer hb.timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -457,96 +446,144 @@ func (s *Shard) serve(ctx context.Context, c *conn, reads <-chan readResult, res
 			s.log.Info("gateway: closed for shutdown")
 			return next{}
 
-		case <-timer.C:
-			if interval == 0 {
-				s.log.Warn("gateway: no HELLO", "after", helloTimeout)
-				c.closeWith(closeResumable, "no hello")
-				return next{wait: waitBackoff}
+		case <-hb.timer.C:
+			if n, done := s.beat(c, hb); done {
+				return n
 			}
-			if !acked {
-				s.observe("zombie")
-				s.log.Warn("gateway: heartbeat not acknowledged, reconnecting", "interval", interval)
-				c.closeWith(closeResumable, "zombie connection")
-				return next{}
-			}
-			if err := heartbeat(); err != nil {
-				s.log.Warn("gateway: heartbeat failed", "err", err)
-				return next{wait: waitBackoff}
-			}
-			acked = false
-			timer.Reset(interval)
 
 		case r := <-reads:
 			if r.err != nil {
 				return s.readFailed(r.err)
 			}
-			f := r.f
-			switch f.Op {
-			case opHello:
-				var h struct {
-					Interval float64 `json:"heartbeat_interval"`
-				}
-				if err := json.Unmarshal(f.D, &h); err != nil || h.Interval <= 0 {
-					s.log.Warn("gateway: bad HELLO", "d", string(f.D))
-					c.closeWith(closeResumable, "bad hello")
-					return next{wait: waitBackoff}
-				}
-				interval = time.Duration(h.Interval * float64(time.Millisecond))
-				timer.Reset(time.Duration(s.rnd.Float64() * float64(interval)))
-				if err := s.hello(c, resume); err != nil {
-					s.log.Warn("gateway: sending IDENTIFY/RESUME failed", "err", err)
-					return next{wait: waitBackoff}
-				}
-			case opHeartbeat:
-				if err := heartbeat(); err != nil {
-					s.log.Warn("gateway: heartbeat failed", "err", err)
-					return next{wait: waitBackoff}
-				}
-			case opHeartbeatACK:
-				acked = true
-			case opReconnect:
-				s.observe("reconnect")
-				s.log.Info("gateway: Discord asked for a reconnect")
-				c.closeWith(closeResumable, "reconnect requested")
-				return next{}
-			case opInvalidSession:
-				s.observe("invalid_session")
-				var resumable bool
-				_ = json.Unmarshal(f.D, &resumable) // anything but true: not resumable
-				s.log.Info("gateway: invalid session", "resumable", resumable)
-				c.closeWith(closeResumable, "invalid session")
-				if resumable && s.sessionID != "" {
-					return next{}
-				}
-				return next{dropSession: true, wait: waitInvalid}
-			case opDispatch:
-				if f.S != nil {
-					s.seq = *f.S
-				}
-				switch f.T {
-				case "READY":
-					var rd struct {
-						SessionID string `json:"session_id"`
-						ResumeURL string `json:"resume_gateway_url"`
-					}
-					if err := json.Unmarshal(f.D, &rd); err != nil || rd.SessionID == "" {
-						s.log.Warn("gateway: bad READY", "err", err)
-						c.closeWith(closeResumable, "bad ready")
-						return next{dropSession: true, wait: waitBackoff}
-					}
-					s.sessionID, s.resumeURL = rd.SessionID, rd.ResumeURL
-					s.failures = 0
-					s.setState(Ready)
-					s.log.Info("gateway: ready", "session", rd.SessionID)
-				case "RESUMED":
-					s.failures = 0
-					s.setState(Ready)
-					s.log.Info("gateway: resumed", "session", s.sessionID, "seq", s.seq)
-				}
-				s.cfg.Dispatch(f.T, f.D)
+			if n, done := s.handle(c, r.f, hb, resume); done {
+				return n
 			}
 		}
 	}
+}
+
+// heartbeat is a connection's heartbeat state.
+type heartbeat struct {
+	timer    *time.Timer   // the wait for HELLO, then for the next heartbeat
+	interval time.Duration // 0 until HELLO
+	acked    bool          // the last heartbeat was acknowledged
+}
+
+// sendHeartbeat sends a heartbeat with the last sequence number seen.
+func (s *Shard) sendHeartbeat(c *conn) error {
+	var d any
+	if s.seq > 0 {
+		d = s.seq
+	}
+	return c.write(map[string]any{"op": opHeartbeat, "d": d})
+}
+
+// beat handles the heartbeat timer: a connection without HELLO in time,
+// or whose last heartbeat went unacknowledged (a zombie), is closed;
+// otherwise the next heartbeat goes. It reports whether the connection
+// ends, and then what next.
+func (s *Shard) beat(c *conn, hb *heartbeat) (next, bool) {
+	if hb.interval == 0 {
+		s.log.Warn("gateway: no HELLO", "after", helloTimeout)
+		c.closeWith(closeResumable, "no hello")
+		return next{wait: waitBackoff}, true
+	}
+	if !hb.acked {
+		s.observe("zombie")
+		s.log.Warn("gateway: heartbeat not acknowledged, reconnecting", "interval", hb.interval)
+		c.closeWith(closeResumable, "zombie connection")
+		return next{}, true
+	}
+	if err := s.sendHeartbeat(c); err != nil {
+		s.log.Warn("gateway: heartbeat failed", "err", err)
+		return next{wait: waitBackoff}, true
+	}
+	hb.acked = false
+	hb.timer.Reset(hb.interval)
+	return next{}, false
+}
+
+// handle handles a frame from Discord: HELLO starts the heartbeat and
+// identifies or resumes (resume), a heartbeat request is answered, a
+// reconnect request or an invalid session ends the connection, and
+// dispatches go to dispatch. It reports whether the connection ends, and
+// then what next.
+func (s *Shard) handle(c *conn, f frame, hb *heartbeat, resume bool) (next, bool) {
+	switch f.Op {
+	case opHello:
+		var h struct {
+			Interval float64 `json:"heartbeat_interval"`
+		}
+		if err := json.Unmarshal(f.D, &h); err != nil || h.Interval <= 0 {
+			s.log.Warn("gateway: bad HELLO", "d", string(f.D))
+			c.closeWith(closeResumable, "bad hello")
+			return next{wait: waitBackoff}, true
+		}
+		hb.interval = time.Duration(h.Interval * float64(time.Millisecond))
+		hb.timer.Reset(time.Duration(s.rnd.Float64() * float64(hb.interval)))
+		if err := s.hello(c, resume); err != nil {
+			s.log.Warn("gateway: sending IDENTIFY/RESUME failed", "err", err)
+			return next{wait: waitBackoff}, true
+		}
+	case opHeartbeat:
+		if err := s.sendHeartbeat(c); err != nil {
+			s.log.Warn("gateway: heartbeat failed", "err", err)
+			return next{wait: waitBackoff}, true
+		}
+	case opHeartbeatACK:
+		hb.acked = true
+	case opReconnect:
+		s.observe("reconnect")
+		s.log.Info("gateway: Discord asked for a reconnect")
+		c.closeWith(closeResumable, "reconnect requested")
+		return next{}, true
+	case opInvalidSession:
+		s.observe("invalid_session")
+		var resumable bool
+		_ = json.Unmarshal(f.D, &resumable) // anything but true: not resumable
+		s.log.Info("gateway: invalid session", "resumable", resumable)
+		c.closeWith(closeResumable, "invalid session")
+		if resumable && s.sessionID != "" {
+			return next{}, true
+		}
+		return next{dropSession: true, wait: waitInvalid}, true
+	case opDispatch:
+		return s.dispatch(c, f)
+	}
+	return next{}, false
+}
+
+// dispatch handles a dispatch frame: it records its sequence number,
+// takes the session from READY (a bad one ends the connection), marks the
+// shard ready on READY and RESUMED, and hands the event to
+// Config.Dispatch. It reports whether the connection ends, and then what
+// next.
+func (s *Shard) dispatch(c *conn, f frame) (next, bool) {
+	if f.S != nil {
+		s.seq = *f.S
+	}
+	switch f.T {
+	case "READY":
+		var rd struct {
+			SessionID string `json:"session_id"`
+			ResumeURL string `json:"resume_gateway_url"`
+		}
+		if err := json.Unmarshal(f.D, &rd); err != nil || rd.SessionID == "" {
+			s.log.Warn("gateway: bad READY", "err", err)
+			c.closeWith(closeResumable, "bad ready")
+			return next{dropSession: true, wait: waitBackoff}, true
+		}
+		s.sessionID, s.resumeURL = rd.SessionID, rd.ResumeURL
+		s.failures = 0
+		s.setState(Ready)
+		s.log.Info("gateway: ready", "session", rd.SessionID)
+	case "RESUMED":
+		s.failures = 0
+		s.setState(Ready)
+		s.log.Info("gateway: resumed", "session", s.sessionID, "seq", s.seq)
+	}
+	s.cfg.Dispatch(f.T, f.D)
+	return next{}, false
 }
 
 // hello sends IDENTIFY or RESUME after HELLO.

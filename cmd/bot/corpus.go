@@ -168,58 +168,92 @@ func runCorpusExport(ctx context.Context, e *env, cmd *command, args []string) e
 		}
 	}
 
-	w := e.stdout
-	var file *os.File
-	if *out != "" {
-		// A temporary file beside the target, renamed over it at the end:
-		// a failed export leaves the previous file as it was.
-		file, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		defer func() {
-			if file != nil {
-				_ = file.Close()
-				_ = os.Remove(file.Name())
-			}
-		}()
-		w = file
+	var x corpusExported
+	export := func(w io.Writer) error {
+		var err error
+		x, err = exportCorpora(ctx, store, w, keys, e.stderr)
+		return err
 	}
-	total, corrupt := 0, 0
-	var parts []string
+	dest := "standard output"
+	if *out == "" {
+		err = export(e.stdout)
+	} else {
+		err = writeFileVia(*out, export)
+		dest = *out
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stderr, x.message(dest))
+	return nil
+}
+
+// corpusExported is what an export wrote: the records in all, the
+// corrupt entries skipped, and "rules records" for each corpus.
+type corpusExported struct {
+	total, corrupt int
+	parts          []string
+}
+
+// exportCorpora writes the corpora of keys to w, one after the other,
+// saying on stderr which corrupt entries it skips.
+func exportCorpora(ctx context.Context, store *persistence.Store, w io.Writer, keys []string, stderr io.Writer) (corpusExported, error) {
+	var x corpusExported
 	for _, k := range keys {
 		rep, err := store.ExportCorpus(ctx, w, k)
 		for _, c := range rep.Corrupt {
-			fmt.Fprintf(e.stderr, "bot corpus: skipped %s corpus entry %s: %s\n", k, c.ID, explainStore(c.Err))
+			fmt.Fprintf(stderr, "bot corpus: skipped %s corpus entry %s: %s\n", k, c.ID, explainStore(c.Err))
 		}
 		if err != nil {
-			return err
+			return x, err
 		}
-		total += rep.Records
-		corrupt += len(rep.Corrupt)
-		parts = append(parts, fmt.Sprintf("%s %d", k, rep.Records))
+		x.total += rep.Records
+		x.corrupt += len(rep.Corrupt)
+		x.parts = append(x.parts, fmt.Sprintf("%s %d", k, rep.Records))
 	}
-	dest := "standard output"
-	if file != nil {
-		if err := file.Chmod(0o644); err != nil {
-			return fmt.Errorf("export: %w", err)
+	return x, nil
+}
+
+// message is the line that reports the export to dest.
+func (x corpusExported) message(dest string) string {
+	msg := fmt.Sprintf("exported %d %s to %s", x.total, plural(x.total, "record", "records"), dest)
+	if len(x.parts) > 0 {
+		msg += " (" + strings.Join(x.parts, ", ") + ")"
+	}
+	if x.corrupt > 0 {
+		msg += fmt.Sprintf("; skipped %d corrupt %s", x.corrupt, plural(x.corrupt, "entry", "entries"))
+	}
+	return msg
+}
+
+// writeFileVia has write write the file at path through a temporary file
+// beside it, renamed over it at the end: a failed export leaves the
+// previous file as it was. The errors of the file (not write's) say
+// "export".
+func writeFileVia(path string, write func(io.Writer) error) error {
+	file, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer func() {
+		if file != nil {
+			_ = file.Close()
+			_ = os.Remove(file.Name())
 		}
-		if err := file.Close(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		if err := os.Rename(file.Name(), *out); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		file, dest = nil, *out
+	}()
+	if err := write(file); err != nil {
+		return err
 	}
-	msg := fmt.Sprintf("exported %d %s to %s", total, plural(total, "record", "records"), dest)
-	if len(parts) > 0 {
-		msg += " (" + strings.Join(parts, ", ") + ")"
+	if err := file.Chmod(0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
-	if corrupt > 0 {
-		msg += fmt.Sprintf("; skipped %d corrupt %s", corrupt, plural(corrupt, "entry", "entries"))
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintln(e.stderr, msg)
+	if err := os.Rename(file.Name(), path); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	file = nil
 	return nil
 }
 

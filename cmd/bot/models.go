@@ -466,68 +466,88 @@ func runModelsList(ctx context.Context, e *env, cmd *command, args []string) err
 	}
 	defer closeStore()
 
-	type board struct {
-		Rules    string             `json:"rules"`
-		Live     int64              `json:"live"`
-		Versions []modelVersionJSON `json:"versions"`
-	}
-	var out []board
-	var versions []modelVersion
-	var none []string
-	for _, r := range boards {
-		key := r.String()
-		metas, cur, err := store.ModelVersions(ctx, key)
-		if err != nil {
-			return err
-		}
-		b := board{Rules: key, Live: cur, Versions: []modelVersionJSON{}}
-		for _, m := range metas {
-			mv, err := loadModelVersion(ctx, store, r, m.Version)
-			if errors.Is(err, persistence.ErrNotFound) {
-				continue // dropped by a publish since the listing
-			}
-			if err != nil {
-				return err
-			}
-			versions = append(versions, mv)
-			b.Versions = append(b.Versions, mv.json())
-		}
-		if len(b.Versions) == 0 {
-			none = append(none, key)
-		}
-		out = append(out, b)
+	out, versions, err := listModels(ctx, store, boards)
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Boards []board `json:"boards"`
+			Boards []modelBoardJSON `json:"boards"`
 		}{out})
 	}
 	if len(versions) > 0 {
-		tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "rules\tversion\tlive\tpublished\tgames\tnew\theld-out human top-1\theld-out best move\tgate")
-		for _, mv := range versions {
-			live := ""
-			if mv.live {
-				live = "live"
-			}
-			gate := mv.gate()
-			if mv.err != nil {
-				gate += " (does not load: " + explainModel(mv.err) + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mv.reg.Rules, mv.reg.Version, live,
-				mv.reg.Created.UTC().Format(time.DateTime), orDash(mv.fig.Games, figureCount), orDash(mv.fig.NewGames, figureCount),
-				orDash(mv.fig.HumanTop1, figurePercent), orDash(mv.fig.BestMove, figurePercent), gate)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printModelTable(e.stdout, versions); err != nil {
 			return err
+		}
+	}
+	var none []string
+	for _, b := range out {
+		if len(b.Versions) == 0 {
+			none = append(none, b.Rules)
 		}
 	}
 	if len(none) > 0 {
 		fmt.Fprintf(e.stdout, "no version in the registry: %s (the bots play the shipped weights)\n", strings.Join(none, ", "))
 	}
 	return nil
+}
+
+// modelBoardJSON is a board of "bot models list -json".
+type modelBoardJSON struct {
+	Rules    string             `json:"rules"`
+	Live     int64              `json:"live"`
+	Versions []modelVersionJSON `json:"versions"`
+}
+
+// listModels loads the versions the registry keeps of each of boards: a
+// board each, in their order, and all the versions, board by board.
+// Versions dropped by a publish since the listing are left out.
+func listModels(ctx context.Context, store *persistence.Store, boards []game.Rules) ([]modelBoardJSON, []modelVersion, error) {
+	var out []modelBoardJSON
+	var versions []modelVersion
+	for _, r := range boards {
+		key := r.String()
+		metas, cur, err := store.ModelVersions(ctx, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		b := modelBoardJSON{Rules: key, Live: cur, Versions: []modelVersionJSON{}}
+		for _, m := range metas {
+			mv, err := loadModelVersion(ctx, store, r, m.Version)
+			if errors.Is(err, persistence.ErrNotFound) {
+				continue // dropped by a publish since the listing
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			versions = append(versions, mv)
+			b.Versions = append(b.Versions, mv.json())
+		}
+		out = append(out, b)
+	}
+	return out, versions, nil
+}
+
+// printModelTable prints a table of versions, a row each.
+func printModelTable(w io.Writer, versions []modelVersion) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "rules\tversion\tlive\tpublished\tgames\tnew\theld-out human top-1\theld-out best move\tgate")
+	for _, mv := range versions {
+		live := ""
+		if mv.live {
+			live = "live"
+		}
+		gate := mv.gate()
+		if mv.err != nil {
+			gate += " (does not load: " + explainModel(mv.err) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mv.reg.Rules, mv.reg.Version, live,
+			mv.reg.Created.UTC().Format(time.DateTime), orDash(mv.fig.Games, figureCount), orDash(mv.fig.NewGames, figureCount),
+			orDash(mv.fig.HumanTop1, figurePercent), orDash(mv.fig.BestMove, figurePercent), gate)
+	}
+	return tw.Flush()
 }
 
 // runModelsShow is "bot models show".
@@ -556,16 +576,35 @@ func runModelsShow(ctx context.Context, e *env, cmd *command, args []string) err
 	if err != nil {
 		return err
 	}
+	j := mv.showJSON()
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(j)
+	}
+	if err := printModelVersion(e.stdout, mv, j); err != nil {
+		return err
+	}
+	printModelDocs(e.stdout, j)
+	return nil
+}
 
-	j := struct {
-		modelVersionJSON
-		Note     string          `json:"note,omitempty"`
-		Created  *time.Time      `json:"created,omitempty"`
-		Arch     *nn.Arch        `json:"arch,omitempty"`
-		Params   int             `json:"params,omitempty"`
-		Training json.RawMessage `json:"training,omitempty"`
-		Eval     json.RawMessage `json:"eval,omitempty"`
-	}{modelVersionJSON: mv.json(), Note: mv.reg.Note, Training: mv.meta.Training, Eval: mv.meta.Eval}
+// modelShowJSON is "bot models show -json": the version's fields and
+// what its weights' metadata says.
+type modelShowJSON struct {
+	modelVersionJSON
+	Note     string          `json:"note,omitempty"`
+	Created  *time.Time      `json:"created,omitempty"`
+	Arch     *nn.Arch        `json:"arch,omitempty"`
+	Params   int             `json:"params,omitempty"`
+	Training json.RawMessage `json:"training,omitempty"`
+	Eval     json.RawMessage `json:"eval,omitempty"`
+}
+
+// showJSON returns what "bot models show" shows of mv: the evaluation of
+// the weights' metadata, or else the registry's.
+func (mv modelVersion) showJSON() modelShowJSON {
+	j := modelShowJSON{modelVersionJSON: mv.json(), Note: mv.reg.Note, Training: mv.meta.Training, Eval: mv.meta.Eval}
 	if mv.net != nil {
 		a := mv.net.Arch()
 		j.Arch, j.Params = &a, mv.net.Params()
@@ -576,13 +615,12 @@ func runModelsShow(ctx context.Context, e *env, cmd *command, args []string) err
 	if len(j.Eval) == 0 {
 		j.Eval = mv.reg.Eval
 	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(j)
-	}
+	return j
+}
 
-	w := e.stdout
+// printModelVersion prints the heading and the table of "bot models
+// show" for mv, whose JSON is j.
+func printModelVersion(w io.Writer, mv modelVersion, j modelShowJSON) error {
 	live := ""
 	if mv.live {
 		live = ", live"
@@ -614,9 +652,12 @@ func runModelsShow(ctx context.Context, e *env, cmd *command, args []string) err
 	}
 	row("games", fmt.Sprintf("%s in the corpus, %s new", orDash(mv.fig.Games, figureCount), orDash(mv.fig.NewGames, figureCount)))
 	row("held-out", fmt.Sprintf("human top-1 %s, best move %s", orDash(mv.fig.HumanTop1, figurePercent), orDash(mv.fig.BestMove, figurePercent)))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
+
+// printModelDocs prints the training and evaluation documents of j,
+// indented (as they are if they are not valid JSON).
+func printModelDocs(w io.Writer, j modelShowJSON) {
 	for _, doc := range []struct {
 		name string
 		raw  json.RawMessage
@@ -631,7 +672,6 @@ func runModelsShow(ctx context.Context, e *env, cmd *command, args []string) err
 		}
 		fmt.Fprintf(w, "%s:\n  %s\n", doc.name, buf.String())
 	}
-	return nil
 }
 
 // notKept is the input error for a version (named by flag) that the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,30 +52,9 @@ serve reads them (see "bot help serve").
 
 // runRetrain parses retrain's flags and runs the job.
 func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error {
+	var fl retrainFlags
 	fs := newFlagSet(cmd)
-	rulesFlag := fs.String("rules", "", rulesHelp+" (default every preset board with enough new games)")
-	var epochs, gateGames int
-	fs.Func("epochs", "`number` of training epochs (default ai/train's for the board)", func(s string) error {
-		v, err := parseCount(s, "number of epochs")
-		epochs = v
-		return err
-	})
-	fs.Func("gate-games", fmt.Sprintf("`number` of gate games against each opponent (default %d)", retrain.DefaultGateGames), func(s string) error {
-		v, err := parseCount(s, "number of gate games")
-		gateGames = v
-		return err
-	})
-	lease := retrain.DefaultLease
-	fs.Func("lease", fmt.Sprintf("the retrain lock's lease, a `duration`: renewed while the job runs, it frees the lock of a job that died (default %s)", lease), func(s string) error {
-		v, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil || v < 100*time.Millisecond {
-			return errors.New(`the lease is a duration of at least 100ms, like "30s"`)
-		}
-		lease = v
-		return nil
-	})
-	force := fs.Bool("force", false, "retrain even with fewer than RETRAIN_MIN_GAMES new games since the last run")
-	asJSON := fs.Bool("json", false, "print the report as JSON (an array of reports without -rules)")
+	fl.register(fs)
 	if err := e.parseFlags(cmd, fs, args); err != nil {
 		return err
 	}
@@ -83,8 +63,8 @@ func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error 
 		return badInput("%s", strings.Join(problems, "; "))
 	}
 	var only *game.Rules
-	if strings.TrimSpace(*rulesFlag) != "" {
-		r, err := game.ParseRules(*rulesFlag)
+	if strings.TrimSpace(fl.rules) != "" {
+		r, err := game.ParseRules(fl.rules)
 		if err != nil {
 			return badInput("-rules: %s", explain(err))
 		}
@@ -97,64 +77,134 @@ func runRetrain(ctx context.Context, e *env, cmd *command, args []string) error 
 	}
 	defer closeStore()
 	cfg := retrainConfig(settings)
-	cfg.Lease = lease
+	cfg.Lease = fl.lease
 	cfg.Now = e.now
-	cfg.Train.Epochs = epochs
-	cfg.Gate.Games = gateGames
-	job := retrain.New(store, cfg)
-
+	cfg.Train.Epochs = fl.epochs
+	cfg.Gate.Games = fl.gateGames
 	host, _ := os.Hostname()
-	bar := newProgressBar(e.stderr, e.now)
-	progress := func(p retrain.Progress) {
-		switch p.Stage {
-		case "lock": // taken at once, or the run fails with ErrRunning
-			return
-		case "done":
-			bar.finish()
-			return
-		}
-		bar.prefix = p.Rules + " "
-		bar.update(p.Stage, p.Done, p.Total, p.Epoch)
+	rr := &retrainRun{
+		e:      e,
+		job:    retrain.New(store, cfg),
+		base:   retrain.Request{Trigger: retrain.TriggerCLI, By: host, Force: fl.force},
+		asJSON: fl.asJSON,
+		bar:    newProgressBar(e.stderr, e.now),
 	}
 	if only != nil {
-		rep, err := job.Run(ctx, retrain.Request{Rules: *only, Trigger: retrain.TriggerCLI, By: host, Force: *force}, progress)
-		bar.finish()
-		if err != nil {
-			return retrainError(*only, rep, err)
-		}
-		if *asJSON {
-			return writeJSON(e.stdout, rep)
-		}
-		printRetrain(e.stdout, rep)
-		return nil
+		return rr.one(ctx, *only)
 	}
+	return rr.all(ctx)
+}
 
+// retrainFlags are retrain's flags.
+type retrainFlags struct {
+	rules             string
+	epochs, gateGames int // 0: the job's default
+	lease             time.Duration
+	force, asJSON     bool
+}
+
+// register defines the flags on fs, with their defaults.
+func (fl *retrainFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&fl.rules, "rules", "", rulesHelp+" (default every preset board with enough new games)")
+	fs.Func("epochs", "`number` of training epochs (default ai/train's for the board)", func(s string) error {
+		v, err := parseCount(s, "number of epochs")
+		fl.epochs = v
+		return err
+	})
+	fs.Func("gate-games", fmt.Sprintf("`number` of gate games against each opponent (default %d)", retrain.DefaultGateGames), func(s string) error {
+		v, err := parseCount(s, "number of gate games")
+		fl.gateGames = v
+		return err
+	})
+	fl.lease = retrain.DefaultLease
+	fs.Func("lease", fmt.Sprintf("the retrain lock's lease, a `duration`: renewed while the job runs, it frees the lock of a job that died (default %s)", fl.lease), func(s string) error {
+		v, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || v < 100*time.Millisecond {
+			return errors.New(`the lease is a duration of at least 100ms, like "30s"`)
+		}
+		fl.lease = v
+		return nil
+	})
+	fs.BoolVar(&fl.force, "force", false, "retrain even with fewer than RETRAIN_MIN_GAMES new games since the last run")
+	fs.BoolVar(&fl.asJSON, "json", false, "print the report as JSON (an array of reports without -rules)")
+}
+
+// retrainRun is a retrain command under way: the job, the request's
+// fields shared by every board (trigger, host, -force), the output and
+// the progress bar.
+type retrainRun struct {
+	e      *env
+	job    *retrain.Job
+	base   retrain.Request
+	asJSON bool
+	bar    *progressBar
+}
+
+// progress shows the job's progress on the bar.
+func (rr *retrainRun) progress(p retrain.Progress) {
+	switch p.Stage {
+	case "lock": // taken at once, or the run fails with ErrRunning
+		return
+	case "done":
+		rr.bar.finish()
+		return
+	}
+	rr.bar.prefix = p.Rules + " "
+	rr.bar.update(p.Stage, p.Done, p.Total, p.Epoch)
+}
+
+// run runs the job for the board r.
+func (rr *retrainRun) run(ctx context.Context, r game.Rules) (retrain.Report, error) {
+	req := rr.base
+	req.Rules = r
+	rep, err := rr.job.Run(ctx, req, rr.progress)
+	rr.bar.finish()
+	return rep, err
+}
+
+// one retrains the board r (-rules) and prints its report.
+func (rr *retrainRun) one(ctx context.Context, r game.Rules) error {
+	rep, err := rr.run(ctx, r)
+	if err != nil {
+		return retrainError(r, rep, err)
+	}
+	if rr.asJSON {
+		return writeJSON(rr.e.stdout, rep)
+	}
+	printRetrain(rr.e.stdout, rep)
+	return nil
+}
+
+// all retrains every preset board with enough new games (any with
+// -force), printing each report as its run ends (-json: all of them at
+// the end), and stops at the first run that fails.
+func (rr *retrainRun) all(ctx context.Context) error {
+	e, job := rr.e, rr.job
 	reports := []retrain.Report{}
 	for _, r := range job.Config().Rules {
 		n, err := job.NewGames(ctx, r)
 		if err != nil {
 			return err
 		}
-		if n < job.Config().MinNewGames && !*force {
+		if n < job.Config().MinNewGames && !rr.base.Force {
 			fmt.Fprintf(e.stderr, "%s: %d new %s since the last run, fewer than RETRAIN_MIN_GAMES (%d); skipped\n",
 				r, n, plural(n, "game", "games"), job.Config().MinNewGames)
 			continue
 		}
-		rep, err := job.Run(ctx, retrain.Request{Rules: r, Trigger: retrain.TriggerCLI, By: host, Force: *force}, progress)
-		bar.finish()
+		rep, err := rr.run(ctx, r)
 		if err != nil {
-			if *asJSON && rep.Rules != "" {
+			if rr.asJSON && rep.Rules != "" {
 				reports = append(reports, rep)
 				_ = writeJSON(e.stdout, reports)
 			}
 			return retrainError(r, rep, err)
 		}
 		reports = append(reports, rep)
-		if !*asJSON {
+		if !rr.asJSON {
 			printRetrain(e.stdout, rep)
 		}
 	}
-	if *asJSON {
+	if rr.asJSON {
 		return writeJSON(e.stdout, reports)
 	}
 	if len(reports) == 0 {

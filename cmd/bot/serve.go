@@ -171,6 +171,24 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 			c.apiURL = u
 		}
 	}
+	problems = append(problems, c.loadAI(get)...)
+	if lv := get("LOG_LEVEL"); lv != "" {
+		if err := c.logLevel.UnmarshalText([]byte(lv)); err != nil {
+			problems = append(problems, fmt.Sprintf("LOG_LEVEL %q is not debug, info, warn or error", lv))
+		}
+	}
+	problems = append(problems, c.loadMode(get)...)
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		return serveConfig{}, badInput("%s", strings.Join(problems, "; "))
+	}
+	return c, nil
+}
+
+// loadAI reads the AI work queue's settings (AI_WORKERS, AI_MAX_QUEUE,
+// AI_MAX_WAIT) with get into c and returns what is wrong with them.
+func (c *serveConfig) loadAI(get func(string) string) []string {
+	var problems []string
 	if v := get("AI_WORKERS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxAIWorkers {
@@ -192,16 +210,20 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 		}
 		c.aiMaxWait = d
 	}
-	if lv := get("LOG_LEVEL"); lv != "" {
-		if err := c.logLevel.UnmarshalText([]byte(lv)); err != nil {
-			problems = append(problems, fmt.Sprintf("LOG_LEVEL %q is not debug, info, warn or error", lv))
-		}
-	}
+	return problems
+}
+
+// loadMode checks c.mode (gateway by default) and reads, with get, the
+// settings of the HTTP mode (DISCORD_PUBLIC_KEY; LISTEN_ADDR by default
+// defaultListenAddr) into c; it returns what is wrong with them. It runs
+// after loadShard: the HTTP mode is not sharded.
+func (c *serveConfig) loadMode(get func(string) string) []string {
 	switch c.mode {
 	case "":
 		c.mode = modeGateway
 	case modeGateway:
 	case modeHTTP:
+		var problems []string
 		if c.shardCount != 1 {
 			problems = append(problems, "SHARD_ID and SHARD_COUNT apply to MODE=gateway only (HTTP interactions are not sharded)")
 		}
@@ -215,14 +237,11 @@ func loadServeConfig(getenv func(string) string) (serveConfig, error) {
 			}
 			c.publicKey = key
 		}
+		return problems
 	default:
-		problems = append(problems, fmt.Sprintf("MODE %q is not gateway or http", c.mode))
+		return []string{fmt.Sprintf("MODE %q is not gateway or http", c.mode)}
 	}
-	if len(problems) > 0 {
-		slices.Sort(problems)
-		return serveConfig{}, badInput("%s", strings.Join(problems, "; "))
-	}
-	return c, nil
+	return nil
 }
 
 // loadShard reads SHARD_ID and SHARD_COUNT into c and returns what is

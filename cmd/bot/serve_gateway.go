@@ -94,42 +94,12 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 	}
 	status := &gatewayStatus{shards: map[int]*shardStatus{}, count: count, now: time.Now}
 	health.SetCheck(status.reason)
-	maxConcurrency := max(info.SessionStartLimit.MaxConcurrency, 1)
 	host, _ := os.Hostname()
-	owner := fmt.Sprintf("%s/%d", host, os.Getpid())
-	// start runs one shard until ctx ends (nil) or Discord refuses it for
-	// good (an error wrapping gateway.ErrFatal).
-	start := func(ctx context.Context, id int) error {
-		// The shard manager waits for the identify slot before it starts
-		// a shard; the shard waits for its later identifies itself.
-		waited := !fixed
-		sh, err := gateway.New(gateway.Config{
-			Token: cfg.token, URL: info.URL, Intents: int(discordgo.IntentsGuilds), // interactions need no privileged intent
-			ShardID: id, ShardCount: count, Logger: log.With("shard", id),
-			Dispatch: handlers.dispatch(id),
-			IdentifyWait: func(ctx context.Context) error {
-				if waited {
-					waited = false
-					return nil
-				}
-				return store.WaitIdentify(ctx, id%maxConcurrency, owner, 0)
-			},
-			Observe: func(kind string) { events.Inc(kind) },
-			Rand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id))), // heartbeat jitter, op 9 waits
-		})
-		if err != nil {
-			return err
-		}
-		status.mu.Lock()
-		status.shards[id] = &shardStatus{shard: sh}
-		status.mu.Unlock()
-		defer func() {
-			status.mu.Lock()
-			delete(status.shards, id)
-			status.mu.Unlock()
-		}()
-		log.Info("serve: gateway shard starting", "shard", id, "shards", count)
-		return sh.Run(ctx)
+	sr := &shardRunner{
+		cfg: cfg, url: info.URL, count: count, fixed: fixed,
+		maxConcurrency: max(info.SessionStartLimit.MaxConcurrency, 1),
+		owner:          fmt.Sprintf("%s/%d", host, os.Getpid()),
+		store:          store, handlers: handlers, events: events, status: status, log: log,
 	}
 
 	// The commands belong to the application, not to a shard: a process
@@ -143,26 +113,14 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 		}
 	}
 	log.Info("serve: ready", "mode", cfg.mode, "app", cfg.appID, "guild", cfg.devGuild,
-		"shards", count, "fixed_shard", fixed, "max_concurrency", maxConcurrency)
+		"shards", count, "fixed_shard", fixed, "max_concurrency", sr.maxConcurrency)
 	var runErr error
 	if fixed {
-		runErr = start(ctx, cfg.shardID)
+		runErr = sr.run(ctx, cfg.shardID)
 	} else {
-		runErr = runShards(ctx, store, count, maxConcurrency, owner, start, log)
+		runErr = runShards(ctx, store, count, sr.maxConcurrency, sr.owner, sr.run, log)
 	}
-	var fe *gateway.FatalError
-	if errors.As(runErr, &fe) {
-		// Not ready first, for fatalHold, so that a probe sees why
-		// before the process exits.
-		status.mu.Lock()
-		status.fatal = fmt.Sprintf("gateway: Discord closed the connection with %d (%s)", fe.Code, fe.Meaning)
-		status.mu.Unlock()
-		log.Error("serve: Discord refused the gateway connection for good; stopping", "code", fe.Code, "meaning", fe.Meaning, "reason", fe.Reason)
-		select {
-		case <-ctx.Done():
-		case <-time.After(fatalHold):
-		}
-	}
+	fe := status.holdFatal(ctx, runErr, log)
 
 	log.Info("serve: shutting down")
 	health.Drain()
@@ -176,6 +134,76 @@ func serveGateway(ctx context.Context, cfg serveConfig, b *bot.Bot, ses *discord
 		return runErr
 	}
 	return nil
+}
+
+// shardRunner runs the gateway shards of this process.
+type shardRunner struct {
+	cfg            serveConfig
+	url            string // the gateway's
+	count          int    // the shards of the application
+	fixed          bool   // the shard is given (SHARD_ID), not claimed in Redis
+	maxConcurrency int    // identifies at once
+	owner          string // this process, for the identify limiter and the leases
+	store          *persistence.Store
+	handlers       *gatewayHandlers
+	events         *bot.Counter
+	status         *gatewayStatus
+	log            *slog.Logger
+}
+
+// run runs shard id until ctx ends (nil) or Discord refuses it for good
+// (an error wrapping gateway.ErrFatal), listed in the status meanwhile.
+func (sr *shardRunner) run(ctx context.Context, id int) error {
+	// The shard manager waits for the identify slot before it starts a
+	// shard; the shard waits for its later identifies itself.
+	waited := !sr.fixed
+	sh, err := gateway.New(gateway.Config{
+		Token: sr.cfg.token, URL: sr.url, Intents: int(discordgo.IntentsGuilds), // interactions need no privileged intent
+		ShardID: id, ShardCount: sr.count, Logger: sr.log.With("shard", id),
+		Dispatch: sr.handlers.dispatch(id),
+		IdentifyWait: func(ctx context.Context) error {
+			if waited {
+				waited = false
+				return nil
+			}
+			return sr.store.WaitIdentify(ctx, id%sr.maxConcurrency, sr.owner, 0)
+		},
+		Observe: func(kind string) { sr.events.Inc(kind) },
+		Rand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(id))), // heartbeat jitter, op 9 waits
+	})
+	if err != nil {
+		return err
+	}
+	status := sr.status
+	status.mu.Lock()
+	status.shards[id] = &shardStatus{shard: sh}
+	status.mu.Unlock()
+	defer func() {
+		status.mu.Lock()
+		delete(status.shards, id)
+		status.mu.Unlock()
+	}()
+	sr.log.Info("serve: gateway shard starting", "shard", id, "shards", sr.count)
+	return sh.Run(ctx)
+}
+
+// holdFatal returns the fatal close that runErr wraps, or nil. For one,
+// it first makes the process not ready, saying why, and waits fatalHold
+// (or until ctx ends), so that a probe sees why before the process exits.
+func (g *gatewayStatus) holdFatal(ctx context.Context, runErr error, log *slog.Logger) *gateway.FatalError {
+	var fe *gateway.FatalError
+	if !errors.As(runErr, &fe) {
+		return nil
+	}
+	g.mu.Lock()
+	g.fatal = fmt.Sprintf("gateway: Discord closed the connection with %d (%s)", fe.Code, fe.Meaning)
+	g.mu.Unlock()
+	log.Error("serve: Discord refused the gateway connection for good; stopping", "code", fe.Code, "meaning", fe.Meaning, "reason", fe.Reason)
+	select {
+	case <-ctx.Done():
+	case <-time.After(fatalHold):
+	}
+	return fe
 }
 
 // gatewayHandlers hand the gateway's events to the bot, each in a

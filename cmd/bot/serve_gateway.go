@@ -146,7 +146,7 @@ type shardRunner struct {
 	owner          string // this process, for the identify limiter and the leases
 	store          *persistence.Store
 	handlers       *gatewayHandlers
-	events         *bot.Counter
+	events         *metrics.Counter
 	status         *gatewayStatus
 	log            *slog.Logger
 }

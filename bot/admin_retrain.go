@@ -172,44 +172,8 @@ func (b *Bot) tooFewVars(loc discordgo.Locale, rules game.Rules, n, least int) [
 // says so.
 func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 	log := b.log.With("interaction", run.i.ID, "rules", run.req.Rules.String(), "by", run.req.By)
-	var (
-		mu        sync.Mutex
-		last      retrain.Progress
-		fresh     bool
-		started   bool
-		signalled bool // first has been sent
-	)
-	type result struct {
-		rep retrain.Report
-		err error
-	}
-	done := make(chan result, 1)
-	// first is signalled by the first progress past the lock: it is shown
-	// at once (and always before the report), the rest at most every
-	// ProgressEvery.
-	first := make(chan struct{}, 1)
-	go func() {
-		rep, err := b.retrain.Run(ctx, run.req, func(p retrain.Progress) {
-			mu.Lock()
-			defer mu.Unlock()
-			last, fresh = p, true
-			if p.Stage != "lock" && !signalled {
-				signalled = true
-				first <- struct{}{} // buffered: never blocks, sent once
-			}
-			if !started && p.Stage != "lock" {
-				started = true
-				run.started <- nil
-			}
-		})
-		mu.Lock()
-		if !started {
-			started = true
-			run.started <- err
-		}
-		mu.Unlock()
-		done <- result{rep, err}
-	}()
+	prog := &retrainProgress{first: make(chan struct{}, 1)}
+	done := b.startRetrainJob(ctx, run, prog)
 
 	shown := <-run.answered // the command always answers
 	if shown {
@@ -218,43 +182,97 @@ func (b *Bot) runRetrain(ctx context.Context, run *retrainRun) {
 	}
 	tick := time.NewTicker(b.lc.progressEvery)
 	defer tick.Stop()
-	// showProgress shows the latest progress if it is new; the first is
-	// shown even when the run is already finishing.
-	showProgress := func(first bool) {
-		mu.Lock()
-		p, changed := last, fresh
-		fresh = false
-		mu.Unlock()
-		if !shown || !changed && !first || p.Stage == "done" && !first {
-			return
-		}
-		text := b.render.RetrainProgress(run.loc, run.req.Rules, run.req.By, p, run.received)
-		ectx, cancel := context.WithTimeout(ctx, editTimeout)
-		if err := b.editRetrain(ectx, run, text, nil, nil); err != nil && ctx.Err() == nil {
-			log.Warn("bot: show retrain progress", "err", err)
-		}
-		cancel()
-	}
 	firstShown := false
 	for {
 		select {
 		case res := <-done:
 			select {
-			case <-first:
+			case <-prog.first:
 				if !firstShown {
-					showProgress(true) // a quick run still shows where it went
+					// A quick run still shows where it went.
+					b.showRetrainProgress(ctx, run, prog, shown, true, log)
 				}
 			default:
 			}
 			b.endRetrain(ctx, run, shown, res.rep, res.err, log)
 			return
-		case <-first:
+		case <-prog.first:
 			firstShown = true
-			showProgress(true)
+			b.showRetrainProgress(ctx, run, prog, shown, true, log)
 		case <-tick.C:
-			showProgress(false)
+			b.showRetrainProgress(ctx, run, prog, shown, false, log)
 		}
 	}
+}
+
+// retrainProgress is what a running retrain has reported, shared by the
+// job's goroutine and the loop that shows it.
+type retrainProgress struct {
+	mu        sync.Mutex
+	last      retrain.Progress
+	fresh     bool
+	started   bool
+	signalled bool // first has been sent
+	// first is signalled by the first progress past the lock: it is shown
+	// at once (and always before the report), the rest at most every
+	// ProgressEvery.
+	first chan struct{}
+}
+
+// retrainResult is how a retrain ended: its report and error.
+type retrainResult struct {
+	rep retrain.Report
+	err error
+}
+
+// startRetrainJob runs the retrain job in a goroutine, recording its
+// progress in prog and telling run.started once the job holds the lock
+// (or, failing that, how it ended). Its result arrives on the channel
+// returned.
+func (b *Bot) startRetrainJob(ctx context.Context, run *retrainRun, prog *retrainProgress) <-chan retrainResult {
+	done := make(chan retrainResult, 1)
+	go func() {
+		rep, err := b.retrain.Run(ctx, run.req, func(p retrain.Progress) {
+			prog.mu.Lock()
+			defer prog.mu.Unlock()
+			prog.last, prog.fresh = p, true
+			if p.Stage != "lock" && !prog.signalled {
+				prog.signalled = true
+				prog.first <- struct{}{} // buffered: never blocks, sent once
+			}
+			if !prog.started && p.Stage != "lock" {
+				prog.started = true
+				run.started <- nil
+			}
+		})
+		prog.mu.Lock()
+		if !prog.started {
+			prog.started = true
+			run.started <- err
+		}
+		prog.mu.Unlock()
+		done <- retrainResult{rep, err}
+	}()
+	return done
+}
+
+// showRetrainProgress edits the command's message, when it was shown, with
+// the latest progress if it is new; the first is shown even when the run
+// is already finishing.
+func (b *Bot) showRetrainProgress(ctx context.Context, run *retrainRun, prog *retrainProgress, shown, first bool, log *slog.Logger) {
+	prog.mu.Lock()
+	p, changed := prog.last, prog.fresh
+	prog.fresh = false
+	prog.mu.Unlock()
+	if !shown || !changed && !first || p.Stage == "done" && !first {
+		return
+	}
+	text := b.render.RetrainProgress(run.loc, run.req.Rules, run.req.By, p, run.received)
+	ectx, cancel := context.WithTimeout(ctx, editTimeout)
+	if err := b.editRetrain(ectx, run, text, nil, nil); err != nil && ctx.Err() == nil {
+		log.Warn("bot: show retrain progress", "err", err)
+	}
+	cancel()
 }
 
 // retrainMessageID learns the ID of the command's message, needed to edit

@@ -42,18 +42,7 @@ func (b *Bot) playTournamentGames(ctx context.Context, v view, t *persistence.To
 			if err != nil {
 				return retry, err
 			}
-			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-				if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
-					return errUnchanged
-				}
-				q := t.Games[i]
-				if q.Game != "" || q.Result != "" || q.X != p.X || q.O != p.O ||
-					strings.HasPrefix(q.X, persistence.ForgottenPrefix) || strings.HasPrefix(q.O, persistence.ForgottenPrefix) {
-					return errUnchanged // taken, played, or a player forgotten meanwhile
-				}
-				t.Games[i].Game = reserved
-				return nil
-			})
+			next, err := b.reserveTournamentGame(ctx, t.ID, i, p, reserved)
 			if errors.Is(err, errUnchanged) {
 				continue
 			}
@@ -90,28 +79,11 @@ func (b *Bot) playTournamentGames(ctx context.Context, v view, t *persistence.To
 			continue
 		}
 		if !t.Games[i].Created {
-			next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
-				if i >= len(t.Games) || t.Games[i].Game != id || t.Games[i].Created {
-					return errUnchanged
-				}
-				if t.Games[i].Result != "" {
-					return errForfeited
-				}
-				t.Games[i].Created = true
-				return nil
-			})
-			switch {
-			case err == nil:
-				t = next
-			case errors.Is(err, errForfeited):
-				// Scored meanwhile (a forfeit, by a process whose claim
-				// came after this one's lease): the game is not played.
-				if _, err := b.store.EndByModerator(ctx, id, 0); err != nil && !errors.Is(err, persistence.ErrNotLive) {
-					errs = append(errs, err)
-				}
-				continue
-			case !errors.Is(err, errUnchanged):
+			var play bool
+			if t, play, err = b.markTournamentGameCreated(ctx, t, i, id); err != nil {
 				errs = append(errs, err)
+			}
+			if !play {
 				continue
 			}
 		}
@@ -120,6 +92,56 @@ func (b *Bot) playTournamentGames(ctx context.Context, v view, t *persistence.To
 		}
 	}
 	return retry, errors.Join(errs...)
+}
+
+// reserveTournamentGame names the game ID reserved in pairing i of
+// tournament id, which was p. It returns errUnchanged when the pairing is
+// no longer p's to reserve: taken, played, or a player forgotten
+// meanwhile, or the tournament no longer running.
+func (b *Bot) reserveTournamentGame(ctx context.Context, id string, i int, p persistence.Pairing, reserved persistence.GameID) (*persistence.Tournament, error) {
+	return b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
+		if t.Status != persistence.TournamentRunning || i >= len(t.Games) {
+			return errUnchanged
+		}
+		q := t.Games[i]
+		if q.Game != "" || q.Result != "" || q.X != p.X || q.O != p.O ||
+			strings.HasPrefix(q.X, persistence.ForgottenPrefix) || strings.HasPrefix(q.O, persistence.ForgottenPrefix) {
+			return errUnchanged // taken, played, or a player forgotten meanwhile
+		}
+		t.Games[i].Game = reserved
+		return nil
+	})
+}
+
+// markTournamentGameCreated records in t that pairing i's game id exists.
+// It returns t as it is now and whether the game is to be played: not when
+// the pairing was scored meanwhile (a forfeit, by a process whose claim
+// came after this one's lease), in which case it ends the game, nor when
+// the record could not be updated.
+func (b *Bot) markTournamentGameCreated(ctx context.Context, t *persistence.Tournament, i int, id persistence.GameID) (*persistence.Tournament, bool, error) {
+	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+		if i >= len(t.Games) || t.Games[i].Game != id || t.Games[i].Created {
+			return errUnchanged
+		}
+		if t.Games[i].Result != "" {
+			return errForfeited
+		}
+		t.Games[i].Created = true
+		return nil
+	})
+	switch {
+	case err == nil:
+		return next, true, nil
+	case errors.Is(err, errForfeited):
+		// Scored meanwhile: the game is not played.
+		if _, err := b.store.EndByModerator(ctx, id, 0); err != nil && !errors.Is(err, persistence.ErrNotLive) {
+			return t, false, err
+		}
+		return t, false, nil
+	case !errors.Is(err, errUnchanged):
+		return t, false, err
+	}
+	return t, true, nil
 }
 
 // waitForBusy deals with the game of pairing i (reserved as id), which

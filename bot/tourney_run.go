@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/tourney"
@@ -114,27 +116,8 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	if err != nil {
 		b.log.Warn("bot: tournament in its fallback language", "tournament", id, "err", err)
 	}
-	now := b.now()
-	if t.Status == persistence.TournamentSignup && !t.StartAt.IsZero() && !now.Before(t.StartAt) {
-		next, err := b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
-			if t.Status != persistence.TournamentSignup {
-				return errUnchanged
-			}
-			if len(t.Players) < command.MinTournamentPlayers {
-				// Due still: endCancelled posts the notice.
-				t.Status, t.TooFew, t.Due = persistence.TournamentCancelled, true, now
-				return nil
-			}
-			return tourney.Start(t, now, b.tournamentRand())
-		})
-		switch {
-		case errors.Is(err, errUnchanged):
-		case err != nil:
-			return err
-		default:
-			t = next
-			b.editSignup(ctx, loc, t)
-		}
+	if t, err = b.startDueTournament(ctx, loc, t); err != nil {
+		return err
 	}
 	switch t.Status {
 	case persistence.TournamentCancelled:
@@ -142,70 +125,13 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 	case persistence.TournamentSignup:
 		return nil
 	}
-	// The results of its finished games.
-	var done []*persistence.Session
-	for _, p := range t.Games {
-		if p.Game == "" || p.Result != "" {
-			continue
-		}
-		s, err := b.store.Game(ctx, p.Game)
-		switch {
-		case errors.Is(err, persistence.ErrNotFound) && !p.Created:
-			continue // reserved, not created yet (playTournamentGames does)
-		case errors.Is(err, persistence.ErrNotFound):
-			// Created and gone (deleted with a player's or the server's
-			// data, or expired): ended without a result.
-			s = &persistence.Session{ID: p.Game, Status: persistence.StatusExpired}
-		case err != nil:
-			return err
-		}
-		if s.Status == persistence.StatusExpired || s.Status == persistence.StatusFinished && s.Result == game.Ongoing {
-			// Ended without a result (a moderator, a deleted player): a
-			// draw, so that the tournament goes on.
-			s.Status, s.Result = persistence.StatusFinished, game.Draw
-		}
-		if s.Status == persistence.StatusFinished {
-			done = append(done, s)
-		}
+	done, err := b.finishedTournamentGames(ctx, t)
+	if err != nil {
+		return err
 	}
 	if t.Status == persistence.TournamentRunning {
-		next, err := b.store.UpdateTournament(ctx, id, func(t *persistence.Tournament) error {
-			changed := false
-			for _, s := range done {
-				changed = tourney.RecordGame(t, s) || changed
-			}
-			// A forfeit can end a round, and a new round can pair a
-			// forgotten player: until neither happens (a few rounds at most).
-			for range 2*t.Rounds + 2 {
-				forfeited := forfeitForgotten(t)
-				step, err := tourney.Advance(t, b.tournamentRand())
-				if err != nil {
-					return err
-				}
-				if !forfeited && step == tourney.StepNone {
-					break
-				}
-				changed = true
-			}
-			now := b.now()
-			switch {
-			case t.Status == persistence.TournamentRunning && !t.Due.After(now):
-				t.Due, changed = now.Add(tournamentDue), true
-			case t.Status == persistence.TournamentFinished && !t.FinalPosted && t.Due.IsZero():
-				// Looked at again until its final message is posted.
-				t.Due, changed = now.Add(tournamentDue), true
-			}
-			if !changed {
-				return errUnchanged
-			}
-			return nil
-		})
-		switch {
-		case errors.Is(err, errUnchanged):
-		case err != nil:
+		if t, err = b.advanceTournament(ctx, t, done); err != nil {
 			return err
-		default:
-			t = next
 		}
 	}
 	t, outErr := b.postOutbox(ctx, loc, t)
@@ -221,6 +147,114 @@ func (b *Bot) runTournament(ctx context.Context, id string) error {
 		err = b.store.PokeTournamentAt(ctx, t.ID, b.now().Add(retry))
 	}
 	return errors.Join(outErr, err)
+}
+
+// startDueTournament starts t if it is still signing up and its start
+// time has come, or cancels it when too few players signed up, and edits
+// its signup message. It returns t as it is now, unchanged when it was
+// not due or another process got there first.
+func (b *Bot) startDueTournament(ctx context.Context, loc discordgo.Locale, t *persistence.Tournament) (*persistence.Tournament, error) {
+	now := b.now()
+	if t.Status != persistence.TournamentSignup || t.StartAt.IsZero() || now.Before(t.StartAt) {
+		return t, nil
+	}
+	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+		if t.Status != persistence.TournamentSignup {
+			return errUnchanged
+		}
+		if len(t.Players) < command.MinTournamentPlayers {
+			// Due still: endCancelled posts the notice.
+			t.Status, t.TooFew, t.Due = persistence.TournamentCancelled, true, now
+			return nil
+		}
+		return tourney.Start(t, now, b.tournamentRand())
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		return t, nil
+	case err != nil:
+		return nil, err
+	}
+	b.editSignup(ctx, loc, next)
+	return next, nil
+}
+
+// finishedTournamentGames loads t's games that have ended since their
+// results were recorded. A game created and gone, or ended without a
+// result, counts as a draw, so that the tournament goes on; a game
+// reserved and not created yet is skipped.
+func (b *Bot) finishedTournamentGames(ctx context.Context, t *persistence.Tournament) ([]*persistence.Session, error) {
+	var done []*persistence.Session
+	for _, p := range t.Games {
+		if p.Game == "" || p.Result != "" {
+			continue
+		}
+		s, err := b.store.Game(ctx, p.Game)
+		switch {
+		case errors.Is(err, persistence.ErrNotFound) && !p.Created:
+			continue // reserved, not created yet (playTournamentGames does)
+		case errors.Is(err, persistence.ErrNotFound):
+			// Created and gone (deleted with a player's or the server's
+			// data, or expired): ended without a result.
+			s = &persistence.Session{ID: p.Game, Status: persistence.StatusExpired}
+		case err != nil:
+			return nil, err
+		}
+		if s.Status == persistence.StatusExpired || s.Status == persistence.StatusFinished && s.Result == game.Ongoing {
+			// Ended without a result (a moderator, a deleted player): a
+			// draw, so that the tournament goes on.
+			s.Status, s.Result = persistence.StatusFinished, game.Draw
+		}
+		if s.Status == persistence.StatusFinished {
+			done = append(done, s)
+		}
+	}
+	return done, nil
+}
+
+// advanceTournament records the finished games done in running
+// tournament t, forfeits forgotten players, advances its rounds as far as
+// they go and sets when it is next due. It returns t as it is now,
+// unchanged when there was nothing to do.
+func (b *Bot) advanceTournament(ctx context.Context, t *persistence.Tournament, done []*persistence.Session) (*persistence.Tournament, error) {
+	next, err := b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
+		changed := false
+		for _, s := range done {
+			changed = tourney.RecordGame(t, s) || changed
+		}
+		// A forfeit can end a round, and a new round can pair a
+		// forgotten player: until neither happens (a few rounds at most).
+		for range 2*t.Rounds + 2 {
+			forfeited := forfeitForgotten(t)
+			step, err := tourney.Advance(t, b.tournamentRand())
+			if err != nil {
+				return err
+			}
+			if !forfeited && step == tourney.StepNone {
+				break
+			}
+			changed = true
+		}
+		now := b.now()
+		switch {
+		case t.Status == persistence.TournamentRunning && !t.Due.After(now):
+			t.Due, changed = now.Add(tournamentDue), true
+		case t.Status == persistence.TournamentFinished && !t.FinalPosted && t.Due.IsZero():
+			// Looked at again until its final message is posted.
+			t.Due, changed = now.Add(tournamentDue), true
+		}
+		if !changed {
+			return errUnchanged
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		return t, nil
+	case err != nil:
+		return nil, err
+	}
+	return next, nil
 }
 
 // forfeitForgotten scores the open pairings of players who asked to be

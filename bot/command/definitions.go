@@ -126,144 +126,210 @@ func Levels() []string {
 // names carry the catalog's localisations. levels are the AI level names
 // to offer (at most 25; pass ai.Registry.Names() or Levels()).
 func Commands(cat *i18n.Catalog, levels []string) []*discordgo.ApplicationCommand {
-	b := cmdBuilder{cat: cat}
-	board := b.boardOption
-	custom := func() []*discordgo.ApplicationCommandOption {
-		return []*discordgo.ApplicationCommandOption{
-			b.intOption(optRows, 3, MaxActionRows),
-			b.intOption(optCols, 3, MaxRowButtons),
-			b.intOption(optK, 3, max(MaxActionRows, MaxRowButtons)),
-		}
-	}
-	seed := func() *discordgo.ApplicationCommandOption { return b.intOption(optSeed, 0, MaxSeed) }
-	levelOpt := func(name string) *discordgo.ApplicationCommandOption {
-		o := b.option(discordgo.ApplicationCommandOptionString, name, true)
-		for _, l := range levels {
-			o.Choices = append(o.Choices, b.choice("level."+l, l))
-		}
-		return o
-	}
-	first := func(other string) *discordgo.ApplicationCommandOption {
-		o := b.option(discordgo.ApplicationCommandOptionString, optFirst, false)
-		o.Choices = []*discordgo.ApplicationCommandOptionChoice{
-			b.choice("choice.first.me", FirstMe.value(other)),
-			b.choice("choice.first."+other, other),
-			b.choice("choice.first.random", FirstRandom.value(other)),
-		}
-		return o
-	}
-	position := b.option(discordgo.ApplicationCommandOptionString, optPosition, false)
-	minLen := 1
-	position.MinLength, position.MaxLength = &minLen, maxPositionLen
-	scope := b.option(discordgo.ApplicationCommandOptionString, optScope, false)
-	scope.Choices = []*discordgo.ApplicationCommandOptionChoice{
-		b.choice("choice.scope.server", string(ScopeServer)),
-		b.choice("choice.scope.global", string(ScopeGlobal)),
-	}
+	b := cmdBuilder{cat: cat, levels: levels}
+	return []*discordgo.ApplicationCommand{b.playerCommand(), b.adminCommand()}
+}
 
-	kind := b.option(discordgo.ApplicationCommandOptionString, optKind, false)
-	kind.Choices = []*discordgo.ApplicationCommandOptionChoice{
-		b.choice("choice.kind.rating", string(BoardRating)),
-		b.choice("choice.kind.puzzles", string(BoardPuzzles)),
-	}
-	setting := b.option(discordgo.ApplicationCommandOptionString, optSetting, true)
-	for _, name := range settings.Names() {
-		setting.Choices = append(setting.Choices, b.choice("setting."+name, name))
-	}
-	value := b.option(discordgo.ApplicationCommandOptionString, optValue, true)
-	valueMax := maxSettingValueLen
-	value.MaxLength = valueMax
-	format := b.option(discordgo.ApplicationCommandOptionString, optFormat, true)
-	for _, f := range []string{FormatSwiss, FormatElimination, FormatRoundRobin} {
-		format.Choices = append(format.Choices, b.choice("choice.format."+f, f))
-	}
-	gameOpt := func() *discordgo.ApplicationCommandOption {
-		o := b.option(discordgo.ApplicationCommandOptionString, optGame, true)
-		lo := 3
-		o.MinLength, o.MaxLength = &lo, maxGameIDLen
-		return o
-	}
-
-	ttt := &discordgo.ApplicationCommand{
+// playerCommand builds /ttt: the games, the statistics, the privacy
+// commands and the tournament group.
+func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
+	return &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
 		Name:                     Name,
-		Description:              cat.Text(i18n.DefaultLocale, "cmd.ttt.desc"),
-		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt.desc")),
+		Description:              b.cat.Text(i18n.DefaultLocale, "cmd.ttt.desc"),
+		DescriptionLocalizations: ptr(b.cat.Localizations("cmd.ttt.desc")),
 		Options: []*discordgo.ApplicationCommandOption{
 			b.sub(SubChallenge, append([]*discordgo.ApplicationCommandOption{
 				b.option(discordgo.ApplicationCommandOptionUser, optOpponent, false),
-				board(),
-				first("opponent"),
-			}, custom()...)...),
+				b.boardOption(),
+				b.firstOption("opponent"),
+			}, b.customOptions()...)...),
 			b.sub(SubVsAI, append([]*discordgo.ApplicationCommandOption{
-				levelOpt(optLevel),
-				board(),
-				first("ai"),
-				seed(),
-				position,
+				b.levelOption(optLevel),
+				b.boardOption(),
+				b.firstOption("ai"),
+				b.seedOption(),
+				b.positionOption(),
 				b.intOption(optDepth, 1, MaxDepth),
 				b.intOption(optIterations, 1, MaxIterations),
 				b.intOption(optTimeMS, MinTimeMS, MaxTimeMS),
-			}, custom()...)...),
+			}, b.customOptions()...)...),
 			b.sub(SubAIDuel, append([]*discordgo.ApplicationCommandOption{
-				levelOpt(optX),
-				levelOpt(optO),
-				board(),
-				seed(),
-			}, custom()...)...),
+				b.levelOption(optX),
+				b.levelOption(optO),
+				b.boardOption(),
+				b.seedOption(),
+			}, b.customOptions()...)...),
 			b.sub(SubResign),
 			b.sub(SubStats, b.option(discordgo.ApplicationCommandOptionUser, optUser, false)),
-			b.sub(SubLeaderboard, scope, kind),
-			b.sub(SubHistory, b.option(discordgo.ApplicationCommandOptionUser, optUser, false), board()),
-			b.sub(SubReplay, gameOpt()),
-			b.sub(SubReview, gameOpt()),
+			b.sub(SubLeaderboard, b.scopeOption(), b.kindOption()),
+			b.sub(SubHistory, b.option(discordgo.ApplicationCommandOptionUser, optUser, false), b.boardOption()),
+			b.sub(SubReplay, b.gameOption()),
+			b.sub(SubReview, b.gameOption()),
 			b.sub(SubHint),
-			b.sub(SubPuzzle, board()),
+			b.sub(SubPuzzle, b.boardOption()),
 			b.sub(SubBlock, b.option(discordgo.ApplicationCommandOptionUser, optUser, true)),
 			b.sub(SubUnblock, b.option(discordgo.ApplicationCommandOptionUser, optUser, true)),
 			b.sub(SubPrivacy),
 			b.sub(SubForgetMe),
 			b.sub(SubHelp),
-			b.group(SubTournament,
-				b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), format},
-					board(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
-					b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false),
-					b.option(discordgo.ApplicationCommandOptionBoolean, optDouble, false))...),
-				b.sub(TournamentStart, tournamentName(b, optTournament, false)),
-				b.sub(TournamentStatus),
-				b.sub(TournamentStandings, tournamentName(b, optTournament, false)),
-				b.sub(TournamentLeave, tournamentName(b, optTournament, false)),
-				b.sub(TournamentCancel, tournamentName(b, optTournament, false)),
-				b.sub(TournamentAddAI, levelOpt(optLevel), tournamentName(b, optTournament, false)),
-			),
+			b.tournamentGroup(),
 		},
 	}
+}
+
+// tournamentGroup builds /ttt tournament and its subcommands.
+func (b cmdBuilder) tournamentGroup() *discordgo.ApplicationCommandOption {
+	return b.group(SubTournament,
+		b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), b.formatOption()},
+			b.boardOption(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
+			b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false),
+			b.option(discordgo.ApplicationCommandOptionBoolean, optDouble, false))...),
+		b.sub(TournamentStart, tournamentName(b, optTournament, false)),
+		b.sub(TournamentStatus),
+		b.sub(TournamentStandings, tournamentName(b, optTournament, false)),
+		b.sub(TournamentLeave, tournamentName(b, optTournament, false)),
+		b.sub(TournamentCancel, tournamentName(b, optTournament, false)),
+		b.sub(TournamentAddAI, b.levelOption(optLevel), tournamentName(b, optTournament, false)),
+	)
+}
+
+// adminCommand builds /ttt-admin, restricted by default to members who can
+// manage the server and to servers.
+func (b cmdBuilder) adminCommand() *discordgo.ApplicationCommand {
 	perms := AdminPermissions
-	admin := &discordgo.ApplicationCommand{
+	return &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
 		Name:                     AdminName,
-		Description:              cat.Text(i18n.DefaultLocale, "cmd.ttt-admin.desc"),
-		DescriptionLocalizations: ptr(cat.Localizations("cmd.ttt-admin.desc")),
+		Description:              b.cat.Text(i18n.DefaultLocale, "cmd.ttt-admin.desc"),
+		DescriptionLocalizations: ptr(b.cat.Localizations("cmd.ttt-admin.desc")),
 		DefaultMemberPermissions: &perms,
 		Contexts:                 &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
 		Options: []*discordgo.ApplicationCommandOption{
-			b.sub(SubRetrain, board(), b.option(discordgo.ApplicationCommandOptionBoolean, optForce, false)),
-			b.sub(SubModel, board(), b.option(discordgo.ApplicationCommandOptionBoolean, optRollback, false)),
+			b.sub(SubRetrain, b.boardOption(), b.option(discordgo.ApplicationCommandOptionBoolean, optForce, false)),
+			b.sub(SubModel, b.boardOption(), b.option(discordgo.ApplicationCommandOptionBoolean, optRollback, false)),
 			b.sub(SubEndGame),
 			b.sub(SubSettings),
-			b.sub(SubSet, setting, value),
+			b.sub(SubSet, b.settingOption(), b.valueOption()),
 			b.sub(SubLog),
 			b.sub(SubForgetGuild),
 		},
 	}
-	return []*discordgo.ApplicationCommand{ttt, admin}
+}
+
+// customOptions returns the rows, cols and k options of a custom board,
+// bounded by the buttons Discord can show.
+func (b cmdBuilder) customOptions() []*discordgo.ApplicationCommandOption {
+	return []*discordgo.ApplicationCommandOption{
+		b.intOption(optRows, 3, MaxActionRows),
+		b.intOption(optCols, 3, MaxRowButtons),
+		b.intOption(optK, 3, max(MaxActionRows, MaxRowButtons)),
+	}
+}
+
+// seedOption returns the seed option, from 0 to MaxSeed.
+func (b cmdBuilder) seedOption() *discordgo.ApplicationCommandOption {
+	return b.intOption(optSeed, 0, MaxSeed)
+}
+
+// levelOption returns a required option named name whose choices are the
+// builder's AI levels.
+func (b cmdBuilder) levelOption(name string) *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, name, true)
+	for _, l := range b.levels {
+		o.Choices = append(o.Choices, b.choice("level."+l, l))
+	}
+	return o
+}
+
+// firstOption returns the first option: me, other (the opponent or the
+// AI) or random.
+func (b cmdBuilder) firstOption(other string) *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optFirst, false)
+	o.Choices = []*discordgo.ApplicationCommandOptionChoice{
+		b.choice("choice.first.me", FirstMe.value(other)),
+		b.choice("choice.first."+other, other),
+		b.choice("choice.first.random", FirstRandom.value(other)),
+	}
+	return o
+}
+
+// positionOption returns the position option: a position or a shared game
+// line of at most maxPositionLen characters.
+func (b cmdBuilder) positionOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optPosition, false)
+	minLen := 1
+	o.MinLength, o.MaxLength = &minLen, maxPositionLen
+	return o
+}
+
+// scopeOption returns the leaderboard's scope option: this server or
+// global.
+func (b cmdBuilder) scopeOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optScope, false)
+	o.Choices = []*discordgo.ApplicationCommandOptionChoice{
+		b.choice("choice.scope.server", string(ScopeServer)),
+		b.choice("choice.scope.global", string(ScopeGlobal)),
+	}
+	return o
+}
+
+// kindOption returns the leaderboard's kind option: ratings or puzzles.
+func (b cmdBuilder) kindOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optKind, false)
+	o.Choices = []*discordgo.ApplicationCommandOptionChoice{
+		b.choice("choice.kind.rating", string(BoardRating)),
+		b.choice("choice.kind.puzzles", string(BoardPuzzles)),
+	}
+	return o
+}
+
+// settingOption returns /ttt-admin set's required setting option, one
+// choice per setting name.
+func (b cmdBuilder) settingOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optSetting, true)
+	for _, name := range settings.Names() {
+		o.Choices = append(o.Choices, b.choice("setting."+name, name))
+	}
+	return o
+}
+
+// valueOption returns /ttt-admin set's required value option, of at most
+// maxSettingValueLen characters.
+func (b cmdBuilder) valueOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optValue, true)
+	o.MaxLength = maxSettingValueLen
+	return o
+}
+
+// formatOption returns a tournament's required format option: Swiss,
+// single elimination or round robin.
+func (b cmdBuilder) formatOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optFormat, true)
+	for _, f := range []string{FormatSwiss, FormatElimination, FormatRoundRobin} {
+		o.Choices = append(o.Choices, b.choice("choice.format."+f, f))
+	}
+	return o
+}
+
+// gameOption returns the required game option, a game ID of 3 to
+// maxGameIDLen characters.
+func (b cmdBuilder) gameOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optGame, true)
+	lo := 3
+	o.MinLength, o.MaxLength = &lo, maxGameIDLen
+	return o
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // cmdBuilder builds localised options from catalog keys: "cmd.<sub>.name"
 // and ".desc" for subcommands, "opt.<name>.name" and ".desc" for options.
-type cmdBuilder struct{ cat *i18n.Catalog }
+// levels are the AI level names the level, x and o options offer.
+type cmdBuilder struct {
+	cat    *i18n.Catalog
+	levels []string
+}
 
 func (b cmdBuilder) sub(name string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
 	return &discordgo.ApplicationCommandOption{

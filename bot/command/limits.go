@@ -59,88 +59,104 @@ func ValidName(n string) bool { return commandNameRE.MatchString(n) && strings.T
 // any locale), and a command over 8000 characters counting each text's
 // longest localisation.
 func CheckCommands(cmds []*discordgo.ApplicationCommand) error {
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrLimit}, a...)...))
-	}
-	checkName := func(where, n string) {
-		if !ValidName(n) {
-			bad("%s: name %q", where, n)
-		}
-	}
-	checkDesc := func(where, d string) {
-		if n := utf8.RuneCountInString(d); n == 0 || n > MaxCommandDescLen {
-			bad("%s: description is %d characters, want 1 to %d", where, n, MaxCommandDescLen)
-		}
-	}
-	locales := map[discordgo.Locale]bool{}
-	var walk func(where string, opts []*discordgo.ApplicationCommandOption)
-	walk = func(where string, opts []*discordgo.ApplicationCommandOption) {
-		if len(opts) > MaxCommandOptions {
-			bad("%s: %d options, limit %d", where, len(opts), MaxCommandOptions)
-		}
-		seen := map[string]bool{}
-		optional := false
-		for _, o := range opts {
-			w := where + " " + o.Name
-			checkName(w, o.Name)
-			checkDesc(w, o.Description)
-			if seen["|"+o.Name] {
-				bad("%s: repeated name", w)
-			}
-			seen["|"+o.Name] = true
-			for l, n := range o.NameLocalizations {
-				locales[l] = true
-				checkName(w+" ["+string(l)+"]", n)
-				if seen[string(l)+"|"+n] {
-					bad("%s: repeated %s name %q", w, string(l), n)
-				}
-				seen[string(l)+"|"+n] = true
-			}
-			for l, d := range o.DescriptionLocalizations {
-				locales[l] = true
-				checkDesc(w+" ["+string(l)+"]", d)
-			}
-			if o.Required && optional {
-				bad("%s: required option after an optional one", w)
-			}
-			optional = optional || !o.Required
-			if len(o.Choices) > MaxOptionChoices {
-				bad("%s: %d choices, limit %d", w, len(o.Choices), MaxOptionChoices)
-			}
-			for _, c := range o.Choices {
-				if n := utf8.RuneCountInString(c.Name); n == 0 || n > MaxChoiceNameLen {
-					bad("%s: choice %q name length %d", w, c.Name, n)
-				}
-				for l, n := range c.NameLocalizations {
-					if k := utf8.RuneCountInString(n); k == 0 || k > MaxChoiceNameLen {
-						bad("%s: choice %q [%s] name length %d", w, c.Name, l, k)
-					}
-				}
-			}
-			walk(w, o.Options)
-		}
-	}
+	var c commandChecker
 	names := map[string]bool{}
-	for _, c := range cmds {
-		checkName("/"+c.Name, c.Name)
-		if names[c.Name] {
-			bad("/%s: repeated command", c.Name)
+	for _, cmd := range cmds {
+		c.checkName("/"+cmd.Name, cmd.Name)
+		if names[cmd.Name] {
+			c.bad("/%s: repeated command", cmd.Name)
 		}
-		names[c.Name] = true
-		checkDesc("/"+c.Name, c.Description)
-		if c.DescriptionLocalizations != nil {
-			for l, d := range *c.DescriptionLocalizations {
-				locales[l] = true
-				checkDesc("/"+c.Name+" ["+string(l)+"]", d)
+		names[cmd.Name] = true
+		c.checkDesc("/"+cmd.Name, cmd.Description)
+		if cmd.DescriptionLocalizations != nil {
+			for l, d := range *cmd.DescriptionLocalizations {
+				c.checkDesc("/"+cmd.Name+" ["+string(l)+"]", d)
 			}
 		}
-		walk("/"+c.Name, c.Options)
-		if n := commandSize(c); n > MaxCommandTotalSize {
-			bad("/%s: %d characters counting each text's longest localisation, limit %d", c.Name, n, MaxCommandTotalSize)
+		c.checkOptions("/"+cmd.Name, cmd.Options)
+		if n := commandSize(cmd); n > MaxCommandTotalSize {
+			c.bad("/%s: %d characters counting each text's longest localisation, limit %d", cmd.Name, n, MaxCommandTotalSize)
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(c.errs...)
+}
+
+// commandChecker gathers the broken limits CheckCommands finds, in the
+// order it finds them.
+type commandChecker struct{ errs []error }
+
+// bad records a broken limit, wrapping ErrLimit.
+func (c *commandChecker) bad(format string, a ...any) {
+	c.errs = append(c.errs, fmt.Errorf("%w: "+format, append([]any{ErrLimit}, a...)...))
+}
+
+// checkName records n if it is not a valid command or option name.
+func (c *commandChecker) checkName(where, n string) {
+	if !ValidName(n) {
+		c.bad("%s: name %q", where, n)
+	}
+}
+
+// checkDesc records d if it is empty or over MaxCommandDescLen characters.
+func (c *commandChecker) checkDesc(where, d string) {
+	if n := utf8.RuneCountInString(d); n == 0 || n > MaxCommandDescLen {
+		c.bad("%s: description is %d characters, want 1 to %d", where, n, MaxCommandDescLen)
+	}
+}
+
+// checkOptions checks one level of options under where: their number,
+// names and descriptions in every locale, names repeated on the level,
+// required options after optional ones and choices; then each option's
+// own options.
+func (c *commandChecker) checkOptions(where string, opts []*discordgo.ApplicationCommandOption) {
+	if len(opts) > MaxCommandOptions {
+		c.bad("%s: %d options, limit %d", where, len(opts), MaxCommandOptions)
+	}
+	seen := map[string]bool{}
+	optional := false
+	for _, o := range opts {
+		w := where + " " + o.Name
+		c.checkName(w, o.Name)
+		c.checkDesc(w, o.Description)
+		if seen["|"+o.Name] {
+			c.bad("%s: repeated name", w)
+		}
+		seen["|"+o.Name] = true
+		for l, n := range o.NameLocalizations {
+			c.checkName(w+" ["+string(l)+"]", n)
+			if seen[string(l)+"|"+n] {
+				c.bad("%s: repeated %s name %q", w, string(l), n)
+			}
+			seen[string(l)+"|"+n] = true
+		}
+		for l, d := range o.DescriptionLocalizations {
+			c.checkDesc(w+" ["+string(l)+"]", d)
+		}
+		if o.Required && optional {
+			c.bad("%s: required option after an optional one", w)
+		}
+		optional = optional || !o.Required
+		c.checkChoices(w, o.Choices)
+		c.checkOptions(w, o.Options)
+	}
+}
+
+// checkChoices checks an option's choices: at most MaxOptionChoices, each
+// name (and localised name) 1 to MaxChoiceNameLen characters.
+func (c *commandChecker) checkChoices(w string, choices []*discordgo.ApplicationCommandOptionChoice) {
+	if len(choices) > MaxOptionChoices {
+		c.bad("%s: %d choices, limit %d", w, len(choices), MaxOptionChoices)
+	}
+	for _, ch := range choices {
+		if n := utf8.RuneCountInString(ch.Name); n == 0 || n > MaxChoiceNameLen {
+			c.bad("%s: choice %q name length %d", w, ch.Name, n)
+		}
+		for l, n := range ch.NameLocalizations {
+			if k := utf8.RuneCountInString(n); k == 0 || k > MaxChoiceNameLen {
+				c.bad("%s: choice %q [%s] name length %d", w, ch.Name, l, k)
+			}
+		}
+	}
 }
 
 // commandSize counts the characters of c's names, descriptions and choice

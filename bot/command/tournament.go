@@ -39,72 +39,23 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 		return nil, err
 	}
 	r := TournamentRequest{Action: sub.Name}
-	name := func(opt string, required bool) error {
-		s, ok, err := o.str(opt)
-		s = strings.TrimSpace(s)
-		switch {
-		case err != nil:
-			return err
-		case ok && (s == "" || utf8.RuneCountInString(s) > MaxTournamentName):
-			return i18n.Err("error.bad_tournament_name", "max", strconv.Itoa(MaxTournamentName))
-		case !ok && required:
-			return optErr(opt)
-		}
-		r.Name = s
-		return nil
-	}
 	switch sub.Name {
 	case TournamentCreate:
-		if err := name(optName, true); err != nil {
+		if r.Name, err = parseTournamentName(o, optName, true); err != nil {
 			return nil, err
 		}
-		var ok bool
-		if r.Format, ok, err = o.choice(optFormat, FormatSwiss, FormatElimination, FormatRoundRobin); err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, optErr(optFormat)
-		}
-		if r.Rules, err = o.preset(pc.board()); err != nil {
-			return nil, err
-		}
-		if n, ok, err := o.integer(optRounds, 1, MaxSwissRounds); err != nil {
-			return nil, i18n.Err("error.bad_rounds", "max", strconv.Itoa(MaxSwissRounds))
-		} else if ok {
-			r.Rounds = int(n)
-		}
-		if s, ok, err := o.str(optStart); err != nil {
-			return nil, err
-		} else if ok {
-			if r.StartAt, err = parseStart(s, pc.Now); err != nil {
-				return nil, &i18n.UserError{Key: "error.bad_start", Option: optStart, Err: err}
-			}
-		}
-		if s, ok, err := o.str(optTurnTime); err != nil {
-			return nil, err
-		} else if ok {
-			d, err := parseDelay(s)
-			if err != nil || d < settings.MinTurnTime || d > settings.MaxTurnTime || d%time.Second != 0 {
-				return nil, i18n.Err("error.bad_setting." + settings.TurnTime)
-			}
-			r.TurnTime = d
-		}
-		if v, ok, err := o.boolean(optRated); err != nil {
-			return nil, err
-		} else if ok {
-			r.Rated = &v
-		}
-		if r.Double, _, err = o.boolean(optDouble); err != nil {
+		if err := parseTournamentCreate(o, pc, &r); err != nil {
 			return nil, err
 		}
 	case TournamentAddAI:
 		if r.Level, err = o.level(optLevel, pc.Levels); err != nil {
 			return nil, err
 		}
-		if err := name(optTournament, false); err != nil {
+		if r.Name, err = parseTournamentName(o, optTournament, false); err != nil {
 			return nil, err
 		}
 	case TournamentStart, TournamentStandings, TournamentLeave, TournamentCancel:
-		if err := name(optTournament, false); err != nil {
+		if r.Name, err = parseTournamentName(o, optTournament, false); err != nil {
 			return nil, err
 		}
 	case TournamentStatus:
@@ -115,6 +66,69 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 		return nil, optErr(unused[0])
 	}
 	return r, nil
+}
+
+// parseTournamentName reads the tournament name in option opt, trimmed:
+// "" when absent and not required, an error when empty or over
+// MaxTournamentName characters.
+func parseTournamentName(o *options, opt string, required bool) (string, error) {
+	s, ok, err := o.str(opt)
+	s = strings.TrimSpace(s)
+	switch {
+	case err != nil:
+		return "", err
+	case ok && (s == "" || utf8.RuneCountInString(s) > MaxTournamentName):
+		return "", i18n.Err("error.bad_tournament_name", "max", strconv.Itoa(MaxTournamentName))
+	case !ok && required:
+		return "", optErr(opt)
+	}
+	return s, nil
+}
+
+// parseTournamentCreate reads the settings of a new tournament into r:
+// the format (required), the board, the rounds, the start, the turn time,
+// whether it is rated and whether a round robin is played twice.
+func parseTournamentCreate(o *options, pc ParseContext, r *TournamentRequest) error {
+	var ok bool
+	var err error
+	if r.Format, ok, err = o.choice(optFormat, FormatSwiss, FormatElimination, FormatRoundRobin); err != nil {
+		return err
+	} else if !ok {
+		return optErr(optFormat)
+	}
+	if r.Rules, err = o.preset(pc.board()); err != nil {
+		return err
+	}
+	if n, ok, err := o.integer(optRounds, 1, MaxSwissRounds); err != nil {
+		return i18n.Err("error.bad_rounds", "max", strconv.Itoa(MaxSwissRounds))
+	} else if ok {
+		r.Rounds = int(n)
+	}
+	if s, ok, err := o.str(optStart); err != nil {
+		return err
+	} else if ok {
+		if r.StartAt, err = parseStart(s, pc.Now); err != nil {
+			return &i18n.UserError{Key: "error.bad_start", Option: optStart, Err: err}
+		}
+	}
+	if s, ok, err := o.str(optTurnTime); err != nil {
+		return err
+	} else if ok {
+		d, err := parseDelay(s)
+		if err != nil || d < settings.MinTurnTime || d > settings.MaxTurnTime || d%time.Second != 0 {
+			return i18n.Err("error.bad_setting." + settings.TurnTime)
+		}
+		r.TurnTime = d
+	}
+	if v, ok, err := o.boolean(optRated); err != nil {
+		return err
+	} else if ok {
+		r.Rated = &v
+	}
+	if r.Double, _, err = o.boolean(optDouble); err != nil {
+		return err
+	}
+	return nil
 }
 
 // parseStart reads when a tournament's sign-up closes, given at now: a

@@ -545,66 +545,88 @@ func (s *Server) callbackLocked(ix *interaction, contentType string, body []byte
 		return formError("type", "INTERACTION_RESPONSE_TYPE_INVALID",
 			fmt.Sprintf("Interaction response type %d is not valid for interaction type %d", cb.Type, ix.kind))
 	}
-	var affected *message
-	switch cb.Type {
+	affected, e := s.applyCallbackLocked(ix, cb.Type, &p, files)
+	if e != nil {
+		return e
+	}
+	s.ackLocked(ix, cb.Type, cb.Data, affected)
+	return nil
+}
+
+// applyCallbackLocked validates a callback of type typ to ix, with payload
+// p and the uploaded files, and applies it: a new message, a deferred
+// (loading) one, an update of the component's message, or nothing to show
+// for an autocomplete or a modal. It returns the message it created or
+// changed, if any.
+func (s *Server) applyCallbackLocked(ix *interaction, typ int, p *messagePayload, files []upload) (*message, *apiError) {
+	switch typ {
 	case callbackMessage:
-		if e := validateMessage(&p, true); e != nil {
-			return e
+		if e := validateMessage(p, true); e != nil {
+			return nil, e
 		}
-		m := s.newInteractionMessageLocked(ix, flagsOf(&p)&allowedMessageFlags)
-		applyPayload(m, &p, 0)
-		if e := s.attachLocked(m, &p, files); e != nil {
-			return e
+		m := s.newInteractionMessageLocked(ix, flagsOf(p)&allowedMessageFlags)
+		applyPayload(m, p, 0)
+		if e := s.attachLocked(m, p, files); e != nil {
+			return nil, e
 		}
 		s.addMessageLocked(m)
-		ix.originalID, affected = m.ID, m
+		ix.originalID = m.ID
+		return m, nil
 	case callbackDeferredMessage:
 		if p.Flags != nil && *p.Flags&^allowedMessageFlags != 0 {
-			return formError("data.flags", "MESSAGE_FLAGS_INVALID", "Invalid flags")
+			return nil, formError("data.flags", "MESSAGE_FLAGS_INVALID", "Invalid flags")
 		}
-		m := s.newInteractionMessageLocked(ix, FlagLoading|flagsOf(&p)&allowedMessageFlags)
+		m := s.newInteractionMessageLocked(ix, FlagLoading|flagsOf(p)&allowedMessageFlags)
 		s.addMessageLocked(m)
-		ix.originalID, affected = m.ID, m
+		ix.originalID = m.ID
+		return m, nil
 	case callbackDeferredUpdate, callbackUpdateMessage:
 		m, ok := s.messages[ix.messageID]
 		if !ok || m.Deleted {
-			return errUnknownMessage()
+			return nil, errUnknownMessage()
 		}
-		if cb.Type == callbackUpdateMessage {
-			if e := validateMessage(&p, false); e != nil {
-				return e
+		if typ == callbackUpdateMessage {
+			if e := validateMessage(p, false); e != nil {
+				return nil, e
 			}
 			next := *m
-			if e := s.attachLocked(&next, &p, files); e != nil {
-				return e
+			if e := s.attachLocked(&next, p, files); e != nil {
+				return nil, e
 			}
-			applyPayload(&next, &p, FlagSuppressEmbeds)
+			applyPayload(&next, p, FlagSuppressEmbeds)
 			next.Edited = s.now()
 			*m = next
 			s.shownLocked(m)
 		}
-		ix.originalID, affected = m.ID, m
+		ix.originalID = m.ID
+		return m, nil
 	case callbackAutocomplete:
 		if len(p.Choices) > maxChoices {
-			return formError("data.choices", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+			return nil, formError("data.choices", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
 		}
 	case callbackModal:
-		if e := validateModal(&p); e != nil {
-			return e
+		if e := validateModal(p); e != nil {
+			return nil, e
 		}
 	}
-	ix.acked, ix.ackType = true, cb.Type
+	return nil, nil
+}
+
+// ackLocked marks ix acknowledged by a callback of type typ, stops its
+// acknowledgement timer and records the response (data as the bot sent
+// it, and a snapshot of the message affected, if any).
+func (s *Server) ackLocked(ix *interaction, typ int, data json.RawMessage, affected *message) {
+	ix.acked, ix.ackType = true, typ
 	if ix.timer != nil {
 		ix.timer.Stop()
 	}
-	r := Response{Kind: KindCallback, Type: cb.Type, Data: cb.Data, At: s.now()}
+	r := Response{Kind: KindCallback, Type: typ, Data: data, At: s.now()}
 	if affected != nil {
 		snap := affected.snapshot()
 		r.Message = &snap
 	}
 	ix.responses = append(ix.responses, r)
 	s.notifyLocked()
-	return nil
 }
 
 func flagsOf(p *messagePayload) int {

@@ -111,6 +111,24 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 		Title: r.cat.Text(loc, "retrain.title", "rules", name),
 		Color: colorOther,
 	}
+	r.retrainOutcome(loc, e, rep, outcome, cfg, name)
+	e.Fields = r.retrainFields(loc, rep)
+	if rep.Workers > 0 {
+		e.Footer = &discordgo.MessageEmbedFooter{Text: r.cat.Text(loc, "retrain.footer", "workers", r.cat.Number(loc, rep.Workers),
+			"took", r.cat.Duration(loc, time.Duration(rep.Durations.Total*float64(time.Second))))}
+	}
+	if !rep.Started.IsZero() {
+		e.Timestamp = rep.Started.UTC().Format(time.RFC3339)
+	}
+	if chart {
+		e.Image = &discordgo.MessageEmbedImage{URL: "attachment://" + ChartName}
+	}
+	return e
+}
+
+// retrainOutcome sets the report's description, and its colour for a
+// promoted or rejected run, from the outcome; name is the board's name.
+func (r *Renderer) retrainOutcome(loc discordgo.Locale, e *discordgo.MessageEmbed, rep retrain.Report, outcome string, cfg retrain.Config, name string) {
 	switch outcome {
 	case retrain.OutcomePromoted:
 		version := "?"
@@ -130,28 +148,21 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 	default:
 		e.Description = r.cat.Text(loc, "retrain.failed")
 	}
+}
+
+// retrainFields returns the report's fields, leaving out those with
+// nothing to say: the games, the training, the held-out figures, the
+// arena, the human-move tests, the model compared with, the gating rule
+// and, for a rejected run, the condition that decided.
+func (r *Renderer) retrainFields(loc discordgo.Locale, rep retrain.Report) []*discordgo.MessageEmbedField {
+	var fields []*discordgo.MessageEmbedField
 	field := func(name, value string) {
 		if value != "" {
-			e.Fields = append(e.Fields, &discordgo.MessageEmbedField{Name: name, Value: truncate(value, MaxEmbedFieldValue)})
+			fields = append(fields, &discordgo.MessageEmbedField{Name: name, Value: truncate(value, MaxEmbedFieldValue)})
 		}
 	}
-	if c := rep.Corpus; c.Games > 0 || c.Corrupt > 0 || rep.Training != nil {
-		v := r.cat.Text(loc, "retrain.games", "games", r.cat.Plural(loc, "count.games", c.Games), "new", r.cat.Number(loc, c.NewGames),
-			"human", r.cat.Number(loc, c.HumanGames))
-		if c.Corrupt > 0 {
-			v = sentences(v, r.cat.Text(loc, "retrain.corrupt", "count", r.cat.Number(loc, c.Corrupt)))
-		}
-		field(r.cat.Text(loc, "retrain.field.games"), v)
-	}
-	if n := len(rep.Epochs); n > 0 {
-		last := rep.Epochs[n-1]
-		positions := "?"
-		if rep.Training != nil {
-			positions = r.cat.Plural(loc, "count.positions", rep.Training.Positions)
-		}
-		field(r.cat.Text(loc, "retrain.field.training"), r.cat.Text(loc, "retrain.training", "epochs", r.cat.Plural(loc, "count.epochs", n), "positions", positions,
-			"loss", r.decimal(loc, last.Loss, 3), "policy", r.percent(loc, last.PolicyAcc), "human", r.percent(loc, last.HumanAcc)))
-	}
+	field(r.cat.Text(loc, "retrain.field.games"), r.retrainGames(loc, rep))
+	field(r.cat.Text(loc, "retrain.field.training"), r.retrainTraining(loc, rep))
 	field(r.cat.Text(loc, "retrain.field.held_out"), r.heldOut(loc, rep.Holdout))
 	g := rep.Gate
 	live := g != nil && g.HeadToHead != nil || rep.Live.Source == retrain.SourceRegistry || rep.Live.Source == retrain.SourceShipped
@@ -181,17 +192,39 @@ func (r *Renderer) RetrainReport(loc discordgo.Locale, rep retrain.Report, outco
 			field(r.cat.Text(loc, "retrain.field.decided"), r.decided(loc, g, live))
 		}
 	}
-	if rep.Workers > 0 {
-		e.Footer = &discordgo.MessageEmbedFooter{Text: r.cat.Text(loc, "retrain.footer", "workers", r.cat.Number(loc, rep.Workers),
-			"took", r.cat.Duration(loc, time.Duration(rep.Durations.Total*float64(time.Second))))}
+	return fields
+}
+
+// retrainGames renders the games read (new and human ones, and any
+// corrupt records skipped), or "" when the run read none and did not
+// train.
+func (r *Renderer) retrainGames(loc discordgo.Locale, rep retrain.Report) string {
+	c := rep.Corpus
+	if c.Games == 0 && c.Corrupt == 0 && rep.Training == nil {
+		return ""
 	}
-	if !rep.Started.IsZero() {
-		e.Timestamp = rep.Started.UTC().Format(time.RFC3339)
+	v := r.cat.Text(loc, "retrain.games", "games", r.cat.Plural(loc, "count.games", c.Games), "new", r.cat.Number(loc, c.NewGames),
+		"human", r.cat.Number(loc, c.HumanGames))
+	if c.Corrupt > 0 {
+		v = sentences(v, r.cat.Text(loc, "retrain.corrupt", "count", r.cat.Number(loc, c.Corrupt)))
 	}
-	if chart {
-		e.Image = &discordgo.MessageEmbedImage{URL: "attachment://" + ChartName}
+	return v
+}
+
+// retrainTraining renders the training: its epochs and positions and its
+// last epoch's figures on the training data, or "" before any epoch.
+func (r *Renderer) retrainTraining(loc discordgo.Locale, rep retrain.Report) string {
+	n := len(rep.Epochs)
+	if n == 0 {
+		return ""
 	}
-	return e
+	last := rep.Epochs[n-1]
+	positions := "?"
+	if rep.Training != nil {
+		positions = r.cat.Plural(loc, "count.positions", rep.Training.Positions)
+	}
+	return r.cat.Text(loc, "retrain.training", "epochs", r.cat.Plural(loc, "count.epochs", n), "positions", positions,
+		"loss", r.decimal(loc, last.Loss, 3), "policy", r.percent(loc, last.PolicyAcc), "human", r.percent(loc, last.HumanAcc))
 }
 
 // heldOut renders the figures on each held-out set with games, one line

@@ -101,16 +101,44 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 		return nil, fmt.Errorf("bot: render board: %s does not fit in buttons", rules)
 	}
 	live := s.Status.Live() && !pos.Over()
-	toMove := pos.ToMove()
-	aiToMove := live && s.Seat(toMove).IsAI()
 	move := len(s.Moves)
 
+	lines := r.boardHeader(loc, s, pos, live, ratings)
+	rows, err := r.cellRows(labels, s, pos, live)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < command.MaxActionRows {
+		row, err := r.actionRow(loc, s, live, move)
+		if err != nil {
+			return nil, err
+		}
+		if row != nil {
+			rows = append(rows, row)
+		}
+	} else if archived(s) {
+		// No row is free for the Replay and Review buttons: say how to
+		// open them.
+		lines = append(lines, r.cat.Text(loc, "board.links", "game", string(s.ID)))
+	}
+	return &discordgo.InteractionResponseData{
+		Content:         strings.Join(lines, "\n"),
+		Components:      rows,
+		AllowedMentions: NoMentions(),
+	}, nil
+}
+
+// boardHeader returns the lines above a board: the puzzle, if any, the
+// players and the rules, then whose turn it is and the turn deadline while
+// the game is live, or the result and the rating changes once it is over.
+func (r *Renderer) boardHeader(loc discordgo.Locale, s *persistence.Session, pos game.Position, live bool, ratings []PlayerRating) []string {
 	var lines []string
 	if s.Puzzle != "" {
 		lines = append(lines, r.puzzleText(loc, s, pos))
 	}
-	lines = append(lines, r.playersText(loc, s, rules))
+	lines = append(lines, r.playersText(loc, s, pos.Rules()))
 	if live {
+		toMove := pos.ToMove()
 		vars := []string{"mark", markEmoji(toMove), "player", r.seatName(loc, s.Seat(toMove))}
 		if s.Deadline.IsZero() || s.Duel() {
 			lines = append(lines, r.cat.Text(loc, "board.turn", vars...))
@@ -125,7 +153,17 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 				"delta", signed(int(math.Round(c.After))-int(math.Round(c.Before)))))
 		}
 	}
+	return lines
+}
 
+// cellRows returns one action row of buttons per row of the board, one
+// button per cell: empty cells grey and clickable while the game is live
+// and no AI is to move, marks disabled, the last move blue and the winning
+// line green. Cells are labelled as labels says.
+func (r *Renderer) cellRows(labels settings.Labels, s *persistence.Session, pos game.Position, live bool) ([]discordgo.MessageComponent, error) {
+	rules := pos.Rules()
+	aiToMove := live && s.Seat(pos.ToMove()).IsAI()
+	move := len(s.Moves)
 	var last game.Cell
 	hasLast := len(s.Moves) > 0
 	if hasLast {
@@ -158,34 +196,31 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 		}
 		rows = append(rows, discordgo.ActionsRow{Components: buttons})
 	}
-	if len(rows) < command.MaxActionRows {
-		humans := s.Players[0].User != "" || s.Players[1].User != ""
-		switch {
-		case live && humans:
-			b, err := r.button(loc, customid.ID{Action: customid.ActionResign, Game: s.ID, Move: move}, "button.resign", discordgo.DangerButton)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}})
-		case s.Status == persistence.StatusFinished && s.Puzzle == "":
-			// A puzzle has no Rematch (it would play the solution in
-			// public), nor Replay and Review (it is not archived).
-			row, err := r.finishedButtons(loc, s, move)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, discordgo.ActionsRow{Components: row})
+	return rows, nil
+}
+
+// actionRow returns the spare row under a board: Resign while a game with
+// a human is live, the finished buttons after a game that is not a puzzle
+// (a row even when there are none), else nil.
+func (r *Renderer) actionRow(loc discordgo.Locale, s *persistence.Session, live bool, move int) (discordgo.MessageComponent, error) {
+	humans := s.Players[0].User != "" || s.Players[1].User != ""
+	switch {
+	case live && humans:
+		b, err := r.button(loc, customid.ID{Action: customid.ActionResign, Game: s.ID, Move: move}, "button.resign", discordgo.DangerButton)
+		if err != nil {
+			return nil, err
 		}
-	} else if archived(s) {
-		// No row is free for the Replay and Review buttons: say how to
-		// open them.
-		lines = append(lines, r.cat.Text(loc, "board.links", "game", string(s.ID)))
+		return discordgo.ActionsRow{Components: []discordgo.MessageComponent{b}}, nil
+	case s.Status == persistence.StatusFinished && s.Puzzle == "":
+		// A puzzle has no Rematch (it would play the solution in
+		// public), nor Replay and Review (it is not archived).
+		row, err := r.finishedButtons(loc, s, move)
+		if err != nil {
+			return nil, err
+		}
+		return discordgo.ActionsRow{Components: row}, nil
 	}
-	return &discordgo.InteractionResponseData{
-		Content:         strings.Join(lines, "\n"),
-		Components:      rows,
-		AllowedMentions: NoMentions(),
-	}, nil
+	return nil, nil
 }
 
 // finishedButtons are the buttons under a finished board: Rematch, and

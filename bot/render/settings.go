@@ -37,11 +37,41 @@ func LanguageMenus(n int) int { return (n + 1 + MaxSelectOptions - 1) / MaxSelec
 // colorSettings is the embed colour of the settings message.
 const colorSettings = 0x5865f2
 
-// settings.Server renders /ttt-admin settings, privately for the moderator owner:
+// Settings renders /ttt-admin settings, privately for the moderator owner:
 // an embed with one field per setting (its value, marked when it is the
 // default, and what /ttt-admin set takes), buttons that switch the on/off
 // settings and menus that choose the default board and the language.
 func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settings.Server) (*discordgo.InteractionResponseData, error) {
+	switches, err := r.switchRow(loc, guild, owner, st)
+	if err != nil {
+		return nil, err
+	}
+	rows := []discordgo.MessageComponent{switches}
+	// Menus for the settings with a few values.
+	menus := append([]settingMenu{r.boardMenu(loc, st)}, r.languageSettingMenus(loc, st)...)
+	for _, m := range menus {
+		id, err := r.signer.Encode(customid.ID{Action: customid.ActionSetting, Game: persistence.GameID(guild + "." + m.name), Move: m.n, Owner: owner})
+		if err != nil {
+			return nil, err
+		}
+		one := 1
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.SelectMenu{
+			MenuType: discordgo.StringSelectMenu, CustomID: id, MinValues: &one, MaxValues: 1, Options: m.options,
+			Placeholder: truncate(m.placeholder, MaxSelectPlaceholder),
+		}}})
+	}
+	return &discordgo.InteractionResponseData{
+		Embeds:          []*discordgo.MessageEmbed{r.settingsEmbed(loc, st)},
+		Components:      rows,
+		Flags:           discordgo.MessageFlagsEphemeral,
+		AllowedMentions: NoMentions(),
+	}, nil
+}
+
+// settingsEmbed is the embed of /ttt-admin settings: one field per
+// setting with its value, marked when it is the default, and what
+// /ttt-admin set takes.
+func (r *Renderer) settingsEmbed(loc discordgo.Locale, st settings.Server) *discordgo.MessageEmbed {
 	e := &discordgo.MessageEmbed{
 		Title:       r.cat.Text(loc, "settings.title"),
 		Description: r.cat.Text(loc, "settings.intro"),
@@ -58,6 +88,12 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 			Value: truncate(value, MaxEmbedFieldValue),
 		})
 	}
+	return e
+}
+
+// switchRow is the row of buttons that turn the on/off settings (hints,
+// duels, rated) on or off, for owner only.
+func (r *Renderer) switchRow(loc discordgo.Locale, guild, owner string, st settings.Server) (discordgo.MessageComponent, error) {
 	row := make([]discordgo.MessageComponent, 0, 3)
 	for _, sw := range []struct {
 		name string
@@ -74,8 +110,22 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 		row = append(row, discordgo.Button{CustomID: id, Style: style,
 			Label: truncate(r.cat.Text(loc, key, "setting", r.cat.Text(loc, "setting."+sw.name)), MaxButtonLabelLen)})
 	}
-	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
-	// Menus for the settings with a few values.
+	return discordgo.ActionsRow{Components: row}, nil
+}
+
+// settingMenu is a select menu of /ttt-admin settings: the setting it
+// sets, which of the setting's menus it is (the custom ID's move), its
+// placeholder and its options.
+type settingMenu struct {
+	name        string
+	n           int
+	placeholder string
+	options     []discordgo.SelectMenuOption
+}
+
+// boardMenu is the menu of the default board: the presets, the server's
+// board (or the classic one) selected.
+func (r *Renderer) boardMenu(loc discordgo.Locale, st settings.Server) settingMenu {
 	board := st.Board
 	if !board.Valid() {
 		board = game.Classic()
@@ -85,15 +135,13 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 		boards = append(boards, discordgo.SelectMenuOption{Label: truncate(r.cat.Text(loc, "choice.board."+p.Key), MaxSelectOptionLen),
 			Value: p.Key, Default: p.Key == board.String()})
 	}
-	type menu struct {
-		name        string
-		n           int // which menu of the setting, in the custom ID's move
-		placeholder string
-		options     []discordgo.SelectMenuOption
-	}
-	menus := []menu{{settings.DefaultBoard, 0, r.cat.Text(loc, "setting."+settings.DefaultBoard), boards}}
-	// The languages (and "each player's own") take more than one menu's
-	// 25 options: split them evenly, each menu naming its range.
+	return settingMenu{settings.DefaultBoard, 0, r.cat.Text(loc, "setting."+settings.DefaultBoard), boards}
+}
+
+// languageSettingMenus are the menus of the language setting: "each
+// player's own" and the catalog's locales by code, which take more than
+// one menu's 25 options, split evenly, each menu naming its range.
+func (r *Renderer) languageSettingMenus(loc discordgo.Locale, st settings.Server) []settingMenu {
 	langs := []discordgo.SelectMenuOption{{Label: truncate(r.cat.Text(loc, "settings.each_user"), MaxSelectOptionLen), Value: "none", Default: st.Language == ""}}
 	locales := r.cat.Locales()
 	slices.Sort(locales) // by code, so each menu's range says what it holds
@@ -105,6 +153,7 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 		langs = append(langs, discordgo.SelectMenuOption{Label: label, Value: string(l), Default: st.Language == l})
 	}
 	parts := LanguageMenus(len(locales))
+	var menus []settingMenu
 	for i := range parts {
 		chunk := langs[i*len(langs)/parts : (i+1)*len(langs)/parts]
 		text := r.cat.Text(loc, "setting."+settings.Language)
@@ -114,25 +163,9 @@ func (r *Renderer) Settings(loc discordgo.Locale, guild, owner string, st settin
 			}
 			text += " · " + first + " … " + chunk[len(chunk)-1].Value
 		}
-		menus = append(menus, menu{settings.Language, i, text, chunk})
+		menus = append(menus, settingMenu{settings.Language, i, text, chunk})
 	}
-	for _, m := range menus {
-		id, err := r.signer.Encode(customid.ID{Action: customid.ActionSetting, Game: persistence.GameID(guild + "." + m.name), Move: m.n, Owner: owner})
-		if err != nil {
-			return nil, err
-		}
-		one := 1
-		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.SelectMenu{
-			MenuType: discordgo.StringSelectMenu, CustomID: id, MinValues: &one, MaxValues: 1, Options: m.options,
-			Placeholder: truncate(m.placeholder, MaxSelectPlaceholder),
-		}}})
-	}
-	return &discordgo.InteractionResponseData{
-		Embeds:          []*discordgo.MessageEmbed{e},
-		Components:      rows,
-		Flags:           discordgo.MessageFlagsEphemeral,
-		AllowedMentions: NoMentions(),
-	}, nil
+	return menus
 }
 
 // SettingChanged renders the private answer to /ttt-admin set: the

@@ -430,6 +430,14 @@ type holdSearch struct {
 	level               int
 	rootDone, rootTotal int
 	tick                func() // called every 1<<16 nodes, or nil
+	// zones caches, per proved canonical position, its relevance zone (see
+	// attacker), in a table of fixed size that forgets: a proved position
+	// whose zone is gone has its pairing's zone, or the whole board.
+	zones      []zoneEntry
+	zoneStores int // zones stored since zones was made
+	// rz says whether attacker moves outside a proved sibling's zone are
+	// taken as proved (the relevance-zone search).
+	rz bool
 }
 
 // holdFail records that the hold failed at a canonical position with at
@@ -448,7 +456,7 @@ func newHoldSearch(g *searchGeom, atkX bool, stop *stopper, proved map[game.Key]
 	if proved == nil {
 		proved = map[game.Key]int8{}
 	}
-	return &holdSearch{g: g, atkX: atkX, proved: proved, stop: stop}
+	return &holdSearch{g: g, atkX: atkX, proved: proved, stop: stop, rz: true}
 }
 
 // failed reports whether the hold is known to fail at k with d choices.
@@ -490,9 +498,9 @@ func (h *holdSearch) prove(x, o game.Bitboard) (proved, conclusive bool) {
 		h.depth = d
 		var ok bool
 		if xtm == h.atkX {
-			ok = h.attacker(x, o, int8(d))
+			ok, _ = h.attacker(x, o, int8(d))
 		} else {
-			ok = h.defender(x, o, int8(d))
+			ok, _ = h.defender(x, o, int8(d))
 		}
 		if h.stop.stopped {
 			return false, false
@@ -524,139 +532,19 @@ func (h *holdSearch) oracle() func(x, o game.Bitboard) (game.Cell, bool) {
 }
 
 // visit counts a node of the search, ticks the progress now and then and
-// polls the stop; it returns the canonical position of (x, o) with its
-// empty cells, and whether the search is to stop.
-func (h *holdSearch) visit(x, o game.Bitboard) (game.Key, game.Bitboard, bool) {
+// polls the stop; it returns the canonical position of (x, o), the
+// symmetry that takes (x, o) there, its empty cells, and whether the
+// search is to stop.
+func (h *holdSearch) visit(x, o game.Bitboard) (game.Key, game.Symmetry, game.Bitboard, bool) {
 	h.nodes++
 	if h.tick != nil && h.nodes&(1<<16-1) == 0 {
 		h.tick()
 	}
 	if h.stop.poll(h.nodes) {
-		return game.Key{}, 0, true
+		return game.Key{}, game.Identity, 0, true
 	}
-	k, _ := h.g.canonical(x, o)
-	return k, h.g.board &^ (k.X | k.O), false
-}
-
-// attacker reports whether the hold is proved with the attacker to move
-// and d defender choices left.
-func (h *holdSearch) attacker(x, o game.Bitboard, d int8) bool {
-	k, empty, stop := h.visit(x, o)
-	if stop {
-		return false
-	}
-	x, o = k.X, k.O
-	if empty == 0 {
-		return true
-	}
-	g := h.g
-	t := g.scan(x, o, h.atkX)
-	switch {
-	case t.win != 0:
-		return false
-	case !t.meLive, t.doomed:
-		return true
-	}
-	if _, ok := h.proved[k]; ok {
-		return true
-	}
-	if h.failed(k, d) {
-		return false
-	}
-	n := bits.OnesCount64(uint64(empty))
-	if g.paired(x, o, empty, h.atkX, (n+1)/2) {
-		h.store(k, true, d, -1)
-		return true
-	}
-	if d <= 0 {
-		h.store(k, false, d, -1)
-		return false
-	}
-	var buf [64]game.Cell
-	moves := g.order(x, o, t.answers, h.atkX, nil, buf[:0])
-	root := h.level == 0
-	if root {
-		h.rootDone, h.rootTotal = 0, len(moves)
-	}
-	h.level++
-	defer func() { h.level-- }()
-	for _, c := range moves {
-		nx, no := play(x, o, h.atkX, c)
-		if !h.defender(nx, no, d) {
-			if !h.stop.stopped {
-				h.store(k, false, d, -1)
-			}
-			return false
-		}
-		if root {
-			h.rootDone++
-		}
-	}
-	if h.stop.stopped {
-		return false
-	}
-	h.store(k, true, d, -1)
-	return true
-}
-
-// defender reports whether the hold is proved with the defender to move
-// and d defender choices left (a forced block does not use one).
-func (h *holdSearch) defender(x, o game.Bitboard, d int8) bool {
-	k, empty, stop := h.visit(x, o)
-	if stop {
-		return false
-	}
-	x, o = k.X, k.O
-	if empty == 0 {
-		return true
-	}
-	g := h.g
-	defX := !h.atkX
-	t := g.scan(x, o, defX)
-	switch {
-	case t.win != 0, !t.oppLive:
-		return true
-	case t.doomed:
-		return false
-	}
-	if _, ok := h.proved[k]; ok {
-		return true
-	}
-	if h.failed(k, d) {
-		return false
-	}
-	h.level++
-	defer func() { h.level-- }()
-	cand := t.answers
-	if cand&(cand-1) == 0 {
-		c := cand.First()
-		nx, no := play(x, o, defX, c)
-		if (nx|no)&g.board == g.board || h.attacker(nx, no, d) {
-			h.store(k, true, d, int8(c))
-			return true
-		}
-		if !h.stop.stopped {
-			h.store(k, false, d, -1)
-		}
-		return false
-	}
-	if d <= 0 {
-		h.store(k, false, d, -1)
-		return false
-	}
-	var buf [64]game.Cell
-	for _, c := range h.blocks(x, o, cand, buf[:0]) {
-		nx, no := play(x, o, defX, c)
-		if h.attacker(nx, no, d-1) {
-			h.store(k, true, d, int8(c))
-			return true
-		}
-		if h.stop.stopped {
-			return false
-		}
-	}
-	h.store(k, false, d, -1)
-	return false
+	k, sym := h.g.canonical(x, o)
+	return k, sym, h.g.board &^ (k.X | k.O), false
 }
 
 // blockWeight weights an attacker's line by the marks it holds. Nearly flat
@@ -695,4 +583,261 @@ func (h *holdSearch) blocks(x, o, cand game.Bitboard, buf []game.Cell) []game.Ce
 		buf[j] = c
 	}
 	return buf
+}
+
+// The relevance-zone search. A proved position's zone is a set of cells
+// such that the proof still holds with the attacker's marks moved around
+// outside it: an attacker's mark on a cell outside the zone, or one taken
+// off a cell, does not change the outcome (with as many free cells). So at
+// an attacker's node, once a move m is proved with zone Z, every other
+// move outside Z is proved too: the defender plays on as after m. Zones
+// are built from the leaves up:
+//   - a pairing: the paired cells, and every free cell of a line of the
+//     attacker's that the pairing leaves out (one the attacker cannot
+//     finish in the moves left, which a mark more could bring back);
+//   - the defender completing a line: that cell;
+//   - the attacker without a live line, or doomed: every free cell of a
+//     line without a defender's mark (and the defender's winning cells);
+//   - the defender's move: the move and its child's zone;
+//   - the attacker's moves: the moves searched, their zones, and the
+//     defender's threats when they forced the attacker's choice.
+
+// tx maps a zone from the canonical frame of a position back to the frame
+// its caller sees (sym took the caller's frame to the canonical one).
+func (h *holdSearch) tx(sym game.Symmetry, z game.Bitboard) game.Bitboard {
+	if sym == game.Identity {
+		return z
+	}
+	return h.g.rules.Transform(sym.Inverse(), z)
+}
+
+// openLines returns the free cells of the lines with no mark of def.
+func (h *holdSearch) openLines(def, empty game.Bitboard) game.Bitboard {
+	var z game.Bitboard
+	for _, l := range h.g.lines {
+		if l&def == 0 {
+			z |= l & empty
+		}
+	}
+	return z
+}
+
+// pairZone returns the zone of a pairing found at a position with the
+// attacker to move: the paired cells and the free cells of the attacker's
+// lines left out as unreachable; ok is false when there is no pairing.
+func (h *holdSearch) pairZone(x, o, empty game.Bitboard, left int) (game.Bitboard, bool) {
+	var pr pairing
+	if _, ok := pr.match(h.g, x, o, empty, h.atkX, left); !ok {
+		return 0, false
+	}
+	own, def := x, o
+	if !h.atkX {
+		own, def = o, x
+	}
+	var z game.Bitboard
+	for c := range pr.owner {
+		if pr.owner[c] != 0 {
+			z = z.With(game.Cell(c))
+		}
+	}
+	for _, l := range h.g.lines {
+		if l&def == 0 && bits.OnesCount64(uint64(l&^own)) > left {
+			z |= l & empty
+		}
+	}
+	return z, true
+}
+
+// zoneEntry is a proved position's zone in the zones cache.
+type zoneEntry struct {
+	key  game.Key
+	zone game.Bitboard
+	set  bool
+}
+
+// zoneBits bounds the zones cache: at most 1<<21 entries of 32 bytes,
+// 64 MB. It starts at 1<<12 and doubles (forgetting what it held) whenever
+// it has taken four times as many stores as it has entries.
+const zoneBits = 21
+
+// provedZone is the zone of a proved canonical position: the cached one,
+// else its pairing's (recomputed), else the whole board.
+func (h *holdSearch) provedZone(k game.Key) game.Bitboard {
+	if h.zones != nil {
+		if e := &h.zones[hashKey(k)&uint64(len(h.zones)-1)]; e.set && e.key == k {
+			return e.zone
+		}
+	}
+	empty := h.g.board &^ (k.X | k.O)
+	n := bits.OnesCount64(uint64(empty))
+	if z, ok := h.pairZone(k.X, k.O, empty, (n+1)/2); ok && bits.OnesCount64(uint64(k.X)) == bits.OnesCount64(uint64(k.O)) == h.atkX {
+		return z
+	}
+	return h.g.board
+}
+
+// keep stores a proved position with its defender's move and zone.
+func (h *holdSearch) keep(k game.Key, d int8, move int8, z game.Bitboard) {
+	h.store(k, true, d, move)
+	h.zoneStores++
+	if h.zones == nil || h.zoneStores > 4*len(h.zones) && len(h.zones) < 1<<zoneBits {
+		h.zones = make([]zoneEntry, max(1<<12, 2*len(h.zones)))
+		h.zoneStores = 0
+	}
+	h.zones[hashKey(k)&uint64(len(h.zones)-1)] = zoneEntry{key: k, zone: z, set: true}
+}
+
+// attacker reports whether the hold is proved with the attacker to move
+// and d defender choices left, and if so the proof's zone in the frame of
+// (x, o).
+func (h *holdSearch) attacker(x, o game.Bitboard, d int8) (bool, game.Bitboard) {
+	k, sym, empty, stop := h.visit(x, o)
+	if stop {
+		return false, 0
+	}
+	x, o = k.X, k.O
+	if empty == 0 {
+		return true, 0
+	}
+	g := h.g
+	def := o
+	if !h.atkX {
+		def = x
+	}
+	t := g.scan(x, o, h.atkX)
+	switch {
+	case t.win != 0:
+		return false, 0
+	case !t.meLive:
+		return true, h.tx(sym, h.openLines(def, empty))
+	case t.doomed:
+		return true, h.tx(sym, h.openLines(def, empty)|t.threat)
+	}
+	if _, ok := h.proved[k]; ok {
+		return true, h.tx(sym, h.provedZone(k))
+	}
+	if h.failed(k, d) {
+		return false, 0
+	}
+	n := bits.OnesCount64(uint64(empty))
+	if z, ok := h.pairZone(x, o, empty, (n+1)/2); ok {
+		h.keep(k, d, -1, z)
+		return true, h.tx(sym, z)
+	}
+	if d <= 0 {
+		h.store(k, false, d, -1)
+		return false, 0
+	}
+	var buf [64]game.Cell
+	moves := g.order(x, o, t.answers, h.atkX, nil, buf[:0])
+	root := h.level == 0
+	if root {
+		h.rootDone, h.rootTotal = 0, len(moves)
+	}
+	h.level++
+	defer func() { h.level-- }()
+	var zone game.Bitboard
+	if t.answers != empty {
+		zone = t.threat // the defender's threats forced the choice
+	}
+	cover := g.board // the cells inside every proved move's zone
+	for _, c := range moves {
+		if h.rz && !cover.Has(c) {
+			if root {
+				h.rootDone++
+			}
+			continue // proved as the move whose zone leaves c out
+		}
+		nx, no := play(x, o, h.atkX, c)
+		ok, z := h.defender(nx, no, d)
+		if !ok {
+			if !h.stop.stopped {
+				h.store(k, false, d, -1)
+			}
+			return false, 0
+		}
+		zone |= z.With(c)
+		cover &= z
+		if root {
+			h.rootDone++
+		}
+	}
+	if h.stop.stopped {
+		return false, 0
+	}
+	h.keep(k, d, -1, zone)
+	return true, h.tx(sym, zone)
+}
+
+// defender reports whether the hold is proved with the defender to move
+// and d defender choices left (a forced block does not use one), and if
+// so the proof's zone in the frame of (x, o).
+func (h *holdSearch) defender(x, o game.Bitboard, d int8) (bool, game.Bitboard) {
+	k, sym, empty, stop := h.visit(x, o)
+	if stop {
+		return false, 0
+	}
+	x, o = k.X, k.O
+	if empty == 0 {
+		return true, 0
+	}
+	g := h.g
+	defX := !h.atkX
+	def := o
+	if defX {
+		def = x
+	}
+	t := g.scan(x, o, defX)
+	switch {
+	case t.win != 0:
+		return true, h.tx(sym, game.Bitboard(0).With(t.win.First()))
+	case !t.oppLive:
+		return true, h.tx(sym, h.openLines(def, empty))
+	case t.doomed:
+		return false, 0
+	}
+	if _, ok := h.proved[k]; ok {
+		return true, h.tx(sym, h.provedZone(k))
+	}
+	if h.failed(k, d) {
+		return false, 0
+	}
+	h.level++
+	defer func() { h.level-- }()
+	cand := t.answers
+	if cand&(cand-1) == 0 {
+		c := cand.First()
+		nx, no := play(x, o, defX, c)
+		if (nx|no)&g.board == g.board {
+			h.keep(k, d, int8(c), game.Bitboard(0).With(c))
+			return true, h.tx(sym, game.Bitboard(0).With(c))
+		}
+		if ok, z := h.attacker(nx, no, d); ok {
+			z = z.With(c)
+			h.keep(k, d, int8(c), z)
+			return true, h.tx(sym, z)
+		}
+		if !h.stop.stopped {
+			h.store(k, false, d, -1)
+		}
+		return false, 0
+	}
+	if d <= 0 {
+		h.store(k, false, d, -1)
+		return false, 0
+	}
+	var buf [64]game.Cell
+	for _, c := range h.blocks(x, o, cand, buf[:0]) {
+		nx, no := play(x, o, defX, c)
+		if ok, z := h.attacker(nx, no, d-1); ok {
+			z = z.With(c)
+			h.keep(k, d, int8(c), z)
+			return true, h.tx(sym, z)
+		}
+		if h.stop.stopped {
+			return false, 0
+		}
+	}
+	h.store(k, false, d, -1)
+	return false, 0
 }

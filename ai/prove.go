@@ -411,7 +411,9 @@ func (g *searchGeom) pairs(x, o, empty game.Bitboard, xSide bool, left int) ([]g
 // holdSearch proves that the attacker cannot win: an AND/OR search over
 // every attacker move and the defender's replies, the defender's free
 // choices (not forced blocks) bounded by a depth that prove deepens one at
-// a time, with pairing strategies as leaves. Proved canonical positions
+// a time, with pairing strategies as leaves. With rz (the default) an
+// attacker's move outside the relevance zone of a move proved at the same
+// node is proved with it, not searched (see attacker). Proved canonical positions
 // are kept for ever in a map (the certificate is read off it, and a
 // stopped run can save it and resume); failures at a depth go to a
 // fixed-size table, overwritten as it fills, so memory stays bounded.

@@ -392,12 +392,13 @@ func extractHold(g *searchGeom, pr *proof.Proof, x, o game.Bitboard, oracle func
 	return walk(x, o)
 }
 
-// pairs is paired returning the pairing it found, as cells two by two.
+// pairs is paired returning the pairing it found, as cells two by two,
+// or else coverPairs's.
 func (g *searchGeom) pairs(x, o, empty game.Bitboard, xSide bool, left int) ([]game.Cell, bool) {
 	var pr pairing
 	n, ok := pr.match(g, x, o, empty, xSide, left)
 	if !ok {
-		return nil, false
+		return g.coverPairs(x, o, empty, xSide, left)
 	}
 	out := make([]game.Cell, 2*n)
 	for c := range pr.owner {
@@ -628,19 +629,24 @@ func (h *holdSearch) openLines(def, empty game.Bitboard) game.Bitboard {
 // attacker to move: the paired cells and the free cells of the attacker's
 // lines left out as unreachable; ok is false when there is no pairing.
 func (h *holdSearch) pairZone(x, o, empty game.Bitboard, left int) (game.Bitboard, bool) {
+	var z game.Bitboard
 	var pr pairing
-	if _, ok := pr.match(h.g, x, o, empty, h.atkX, left); !ok {
+	if _, ok := pr.match(h.g, x, o, empty, h.atkX, left); ok {
+		for c := range pr.owner {
+			if pr.owner[c] != 0 {
+				z = z.With(game.Cell(c))
+			}
+		}
+	} else if pairs, ok := h.g.coverPairs(x, o, empty, h.atkX, left); ok {
+		for _, c := range pairs {
+			z = z.With(c)
+		}
+	} else {
 		return 0, false
 	}
 	own, def := x, o
 	if !h.atkX {
 		own, def = o, x
-	}
-	var z game.Bitboard
-	for c := range pr.owner {
-		if pr.owner[c] != 0 {
-			z = z.With(game.Cell(c))
-		}
 	}
 	for _, l := range h.g.lines {
 		if l&def == 0 && bits.OnesCount64(uint64(l&^own)) > left {

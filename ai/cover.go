@@ -2,7 +2,6 @@ package ai
 
 import (
 	"math/bits"
-	"slices"
 
 	"github.com/tttbot/ttt-bot/game"
 )
@@ -27,19 +26,21 @@ func (g *searchGeom) coverPairs(x, o, empty game.Bitboard, xSide bool, left int)
 		own, op = o, x
 	}
 	var cv coverer
+	var open lineSet
 	for _, l := range g.lines {
 		if l&op != 0 || bits.OnesCount64(uint64(l&^own)) > left {
 			continue
 		}
 		f := l & empty
-		if f&(f-1) == 0 {
-			return nil, false // a threat: no pairing answers it
+		if f&(f-1) == 0 || cv.n == len(cv.lines) {
+			return nil, false // a threat (no pairing answers it), or too many lines
 		}
-		cv.lines = append(cv.lines, f)
-	}
-	open := make([]int, len(cv.lines))
-	for i := range open {
-		open[i] = i
+		cv.lines[cv.n] = f
+		for c := f; c != 0; c &= c - 1 {
+			cv.through[c.First()].add(cv.n)
+		}
+		open.add(cv.n)
+		cv.n++
 	}
 	if !cv.solve(open) {
 		return nil, false
@@ -47,24 +48,43 @@ func (g *searchGeom) coverPairs(x, o, empty game.Bitboard, xSide bool, left int)
 	return cv.pairs, true
 }
 
+// lineSet is a set of line indices, up to 192 (the lines of any board up
+// to 8x8 with k of 3 or more).
+type lineSet [3]uint64
+
+func (s *lineSet) add(i int) { s[i>>6] |= 1 << (i & 63) }
+func (s lineSet) and(t lineSet) lineSet {
+	return lineSet{s[0] & t[0], s[1] & t[1], s[2] & t[2]}
+}
+func (s lineSet) andNot(t lineSet) lineSet {
+	return lineSet{s[0] &^ t[0], s[1] &^ t[1], s[2] &^ t[2]}
+}
+func (s lineSet) count() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2])
+}
+func (s lineSet) empty() bool { return s[0]|s[1]|s[2] == 0 }
+
 // coverer is the state of coverPairs's search.
 type coverer struct {
-	lines []game.Bitboard // the free cells of each line to cover
-	used  game.Bitboard   // the cells of the pairs so far
-	pairs []game.Cell     // the pairs so far, two cells each
-	steps int
+	lines   [192]game.Bitboard // the free cells of each line to cover
+	n       int                // lines in use
+	through [64]lineSet        // the lines through each cell
+	used    game.Bitboard      // the cells of the pairs so far
+	pairs   []game.Cell        // the pairs so far, two cells each
+	steps   int
 }
 
-// coverPair is a candidate pair and how many open lines it serves.
+// coverPair is a candidate pair and the open lines it serves.
 type coverPair struct {
 	a, b  game.Cell
-	serve int
+	serve lineSet
+	n     int
 }
 
-// solve covers the open lines (indices into lines) with pairs of unused
-// cells, reporting whether it did within the step bound.
-func (cv *coverer) solve(open []int) bool {
-	if len(open) == 0 {
+// solve covers the open lines with pairs of unused cells, reporting
+// whether it did within the step bound.
+func (cv *coverer) solve(open lineSet) bool {
+	if open.empty() {
 		return true
 	}
 	cv.steps++
@@ -72,44 +92,42 @@ func (cv *coverer) solve(open []int) bool {
 		return false
 	}
 	best, bestFree := -1, 65
-	for _, i := range open {
-		n := bits.OnesCount64(uint64(cv.lines[i] &^ cv.used))
-		if n < 2 {
-			return false
-		}
-		if n < bestFree {
-			best, bestFree = i, n
+	for w := range open {
+		for f := open[w]; f != 0; f &= f - 1 {
+			i := w<<6 | bits.TrailingZeros64(f)
+			n := bits.OnesCount64(uint64(cv.lines[i] &^ cv.used))
+			if n < 2 {
+				return false
+			}
+			if n < bestFree {
+				best, bestFree = i, n
+			}
 		}
 	}
-	var cands []coverPair
+	// At most C(8, 2) pairs in a line of eight free cells.
+	var buf [28]coverPair
+	cands := buf[:0]
 	free := cv.lines[best] &^ cv.used
 	for fa := free; fa != 0; fa &= fa - 1 {
 		a := fa.First()
 		for fb := fa & (fa - 1); fb != 0; fb &= fb - 1 {
 			b := fb.First()
-			both := game.Bitboard(0).With(a).With(b)
-			serve := 0
-			for _, j := range open {
-				if cv.lines[j]&both == both {
-					serve++
-				}
+			s := open.and(cv.through[a]).and(cv.through[b])
+			p := coverPair{a: a, b: b, serve: s, n: s.count()}
+			// Insert in order, the pairs serving more lines first.
+			j := len(cands)
+			cands = append(cands, p)
+			for ; j > 0 && cands[j-1].n < p.n; j-- {
+				cands[j] = cands[j-1]
 			}
-			cands = append(cands, coverPair{a, b, serve})
+			cands[j] = p
 		}
 	}
-	slices.SortStableFunc(cands, func(p, q coverPair) int { return q.serve - p.serve })
-	rest := make([]int, 0, len(open))
 	for _, c := range cands {
 		both := game.Bitboard(0).With(c.a).With(c.b)
-		rest = rest[:0]
-		for _, j := range open {
-			if cv.lines[j]&both != both {
-				rest = append(rest, j)
-			}
-		}
 		cv.used |= both
 		cv.pairs = append(cv.pairs, c.a, c.b)
-		if cv.solve(slices.Clone(rest)) {
+		if cv.solve(open.andNot(c.serve)) {
 			return true
 		}
 		cv.used &^= both

@@ -349,9 +349,10 @@ func (s *stopper) poll(nodes int64) bool {
 // side could still complete (no enemy mark, no more free cells than side
 // has moves left) holds a whole pair. Answering each of side's moves in a
 // pair with the other cell of the pair then blocks every such line, so
-// side cannot win. Two lines share at most one cell, so each line needs a
-// pair of its own: a bipartite matching of two slots per line to cells.
-// For k-in-a-row rules only.
+// side cannot win. It gives each line a pair of its own (a bipartite
+// matching of two slots per line to cells), which is quick but misses a
+// pair that serves several overlapping windows of a row; coverPairs finds
+// those. For k-in-a-row rules only.
 func (g *searchGeom) paired(x, o, empty game.Bitboard, xSide bool, left int) bool {
 	var pr pairing
 	_, ok := pr.match(g, x, o, empty, xSide, left)

@@ -20,6 +20,10 @@ type searchGeom struct {
 	lines []game.Bitboard
 	mids  []game.Bitboard // X-O-X only: the middle cell of lines[i]
 	syms  []game.Symmetry
+	// overlap says whether windows of one row or column overlap (the
+	// board is longer than k), where a pair can serve several lines and
+	// the solver's static proofs try coverPairs too.
+	overlap bool
 }
 
 // newSearchGeom precomputes the geometry of r, which must be valid.
@@ -31,6 +35,7 @@ func newSearchGeom(r game.Rules) *searchGeom {
 		lines: r.Lines(),
 		syms:  r.Symmetries(),
 	}
+	g.overlap = !g.xox && (r.Rows() > r.K() || r.Cols() > r.K())
 	if g.xox {
 		g.mids = make([]game.Bitboard, len(g.lines))
 		for i, l := range g.lines {
@@ -349,13 +354,20 @@ func (s *stopper) poll(nodes int64) bool {
 // side could still complete (no enemy mark, no more free cells than side
 // has moves left) holds a whole pair. Answering each of side's moves in a
 // pair with the other cell of the pair then blocks every such line, so
-// side cannot win. It gives each line a pair of its own (a bipartite
-// matching of two slots per line to cells), which is quick but misses a
-// pair that serves several overlapping windows of a row; coverPairs finds
-// those. For k-in-a-row rules only.
+// side cannot win. It gives each line a pair of its own first (a
+// bipartite matching of two slots per line to cells), which is quick but
+// misses a pair that serves several overlapping windows of a row; on
+// boards longer than k it then tries coverPairs, which finds those. For
+// k-in-a-row rules only.
 func (g *searchGeom) paired(x, o, empty game.Bitboard, xSide bool, left int) bool {
 	var pr pairing
-	_, ok := pr.match(g, x, o, empty, xSide, left)
+	if _, ok := pr.match(g, x, o, empty, xSide, left); ok {
+		return true
+	}
+	if !g.overlap {
+		return false
+	}
+	_, ok := g.coverPairs(x, o, empty, xSide, left)
 	return ok
 }
 

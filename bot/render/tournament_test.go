@@ -15,7 +15,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/tourney"
-	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/bot/tourney/tourneytest"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -38,7 +38,7 @@ func playedTournament(t *testing.T, format string, n int) *persistence.Tournamen
 		t.Fatal(err)
 	}
 	for tn.Status == persistence.TournamentRunning {
-		playRound(t, tn, rng, format != command.FormatElimination)
+		tourneytest.PlayRound(t, tn, rng, format != command.FormatElimination)
 		if _, err := tourney.Advance(tn, rng); err != nil {
 			t.Fatal(err)
 		}
@@ -167,34 +167,4 @@ func TestHalfPoints(t *testing.T) {
 			t.Errorf("halfPoints(%v) = %q, want %q", p, got, want)
 		}
 	}
-}
-
-// playRound gives every pairing without a game one (as the bot's creating
-// step would) and finishes it with a result drawn from rng, as the game's
-// end would; it returns how many games it played.
-func playRound(t *testing.T, tn *persistence.Tournament, rng *rand.Rand, draws bool) int {
-	t.Helper()
-	n := 0
-	for i := range tn.Games {
-		p := &tn.Games[i]
-		if p.Bye() || p.Result != "" {
-			continue
-		}
-		if p.Game == "" {
-			p.Game = persistence.GameID(fmt.Sprintf("C.r%dg%d", p.Round, i))
-		}
-		res := []game.Result{game.XWins, game.OWins, game.Draw}[rng.IntN(3)]
-		if !draws && res == game.Draw {
-			res = game.XWins
-		}
-		s := &persistence.Session{ID: p.Game, Status: persistence.StatusFinished, Result: res, End: persistence.ByWin}
-		if !tourney.RecordGame(tn, s) {
-			t.Fatalf("result of %s not recorded", p.Game)
-		}
-		if tourney.RecordGame(tn, s) {
-			t.Fatalf("result of %s recorded twice", p.Game)
-		}
-		n++
-	}
-	return n
 }

@@ -1,4 +1,4 @@
-package tourney
+package tourney_test
 
 import (
 	"errors"
@@ -9,39 +9,10 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/i18n"
-	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/bot/tourney"
+	"github.com/tttbot/ttt-bot/bot/tourney/tourneytest"
 	"github.com/tttbot/ttt-bot/persistence"
 )
-
-// playRound gives every pairing without a game one (as the bot's creating
-// step would) and finishes it with a result drawn from rng, as the game's
-// end would; it returns how many games it played.
-func playRound(t *testing.T, tn *persistence.Tournament, rng *rand.Rand, draws bool) int {
-	t.Helper()
-	n := 0
-	for i := range tn.Games {
-		p := &tn.Games[i]
-		if p.Bye() || p.Result != "" {
-			continue
-		}
-		if p.Game == "" {
-			p.Game = persistence.GameID(fmt.Sprintf("C.r%dg%d", p.Round, i))
-		}
-		res := []game.Result{game.XWins, game.OWins, game.Draw}[rng.IntN(3)]
-		if !draws && res == game.Draw {
-			res = game.XWins
-		}
-		s := &persistence.Session{ID: p.Game, Status: persistence.StatusFinished, Result: res, End: persistence.ByWin}
-		if !RecordGame(tn, s) {
-			t.Fatalf("result of %s not recorded", p.Game)
-		}
-		if RecordGame(tn, s) {
-			t.Fatalf("result of %s recorded twice", p.Game)
-		}
-		n++
-	}
-	return n
-}
 
 func entrants(n int) []persistence.Entrant {
 	out := make([]persistence.Entrant, n)
@@ -58,7 +29,7 @@ func TestTournamentSwissNine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	tn := &persistence.Tournament{ID: "t", Name: "Nine", Format: command.FormatSwiss, Rounds: 4, Status: persistence.TournamentSignup, Players: entrants(9)}
 	now := time.Unix(1_800_000_000, 0)
-	if err := Start(tn, now, rng); err != nil {
+	if err := tourney.Start(tn, now, rng); err != nil {
 		t.Fatal(err)
 	}
 	if tn.Status != persistence.TournamentRunning || tn.Round != 1 || tn.Rounds != 4 {
@@ -84,25 +55,25 @@ func TestTournamentSwissNine(t *testing.T) {
 		if len(seen) != 9+1 || byes != 1 { // the bye's empty O counts once
 			t.Fatalf("round %d: %d players, %d byes", round, len(seen)-1, byes)
 		}
-		if step, err := Advance(tn, rng); err != nil || step != StepNone {
+		if step, err := tourney.Advance(tn, rng); err != nil || step != tourney.StepNone {
 			t.Fatalf("advance with the round unplayed: %v %v", step, err)
 		}
-		if n := playRound(t, tn, rng, true); n != 4 {
+		if n := tourneytest.PlayRound(t, tn, rng, true); n != 4 {
 			t.Fatalf("round %d played %d games, want 4", round, n)
 		}
-		step, err := Advance(tn, rng)
+		step, err := tourney.Advance(tn, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := StepPaired; round == 4 {
-			if step != StepFinished || tn.Status != persistence.TournamentFinished || !tn.Due.IsZero() {
+		if want := tourney.StepPaired; round == 4 {
+			if step != tourney.StepFinished || tn.Status != persistence.TournamentFinished || !tn.Due.IsZero() {
 				t.Fatalf("after round 4: step %v status %d", step, tn.Status)
 			}
 		} else if step != want || tn.Round != round+1 {
 			t.Fatalf("after round %d: step %v round %d", round, step, tn.Round)
 		}
 	}
-	st, err := Standings(tn)
+	st, err := tourney.Standings(tn)
 	if err != nil || len(st) != 9 {
 		t.Fatalf("standings %v %v", st, err)
 	}
@@ -121,7 +92,7 @@ func TestTournamentEliminationSix(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 6))
 		tn := &persistence.Tournament{ID: "t", Name: "Six", Format: command.FormatElimination, Status: persistence.TournamentSignup, Players: entrants(6)}
-		if err := Start(tn, time.Unix(0, 0), rng); err != nil {
+		if err := tourney.Start(tn, time.Unix(0, 0), rng); err != nil {
 			t.Fatal(err)
 		}
 		if tn.Rounds != 3 {
@@ -131,8 +102,8 @@ func TestTournamentEliminationSix(t *testing.T) {
 			if steps > 40 {
 				t.Fatalf("seed %d: no champion after 40 steps: %+v", seed, tn.Games)
 			}
-			playRound(t, tn, rng, true)
-			if _, err := Advance(tn, rng); err != nil {
+			tourneytest.PlayRound(t, tn, rng, true)
+			if _, err := tourney.Advance(tn, rng); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -145,7 +116,7 @@ func TestTournamentEliminationSix(t *testing.T) {
 func TestTournamentRoundRobinDouble(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tn := &persistence.Tournament{ID: "t", Name: "RR", Format: command.FormatRoundRobin, Double: true, Status: persistence.TournamentSignup, Players: entrants(4)}
-	if err := Start(tn, time.Unix(0, 0), rng); err != nil {
+	if err := tourney.Start(tn, time.Unix(0, 0), rng); err != nil {
 		t.Fatal(err)
 	}
 	if tn.Rounds != 6 {
@@ -153,8 +124,8 @@ func TestTournamentRoundRobinDouble(t *testing.T) {
 	}
 	games := 0
 	for tn.Status == persistence.TournamentRunning {
-		games += playRound(t, tn, rng, true)
-		if _, err := Advance(tn, rng); err != nil {
+		games += tourneytest.PlayRound(t, tn, rng, true)
+		if _, err := tourney.Advance(tn, rng); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -172,39 +143,39 @@ func TestTournamentSignupRefusals(t *testing.T) {
 		}
 		return fmt.Sprint(err)
 	}
-	if k := key(Start(tn, time.Unix(0, 0), nil)); k != KeyTooFew {
+	if k := key(tourney.Start(tn, time.Unix(0, 0), nil)); k != tourney.KeyTooFew {
 		t.Errorf("start with nobody: %s", k)
 	}
-	if err := Join(tn, persistence.Entrant{ID: "1"}); err != nil {
+	if err := tourney.Join(tn, persistence.Entrant{ID: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	if k := key(Join(tn, persistence.Entrant{ID: "1"})); k != KeyAlreadyIn {
+	if k := key(tourney.Join(tn, persistence.Entrant{ID: "1"})); k != tourney.KeyAlreadyIn {
 		t.Errorf("joining twice: %s", k)
 	}
-	if k := key(Start(tn, time.Unix(0, 0), nil)); k != KeyTooFew {
+	if k := key(tourney.Start(tn, time.Unix(0, 0), nil)); k != tourney.KeyTooFew {
 		t.Errorf("start with one player: %s", k)
 	}
-	if k := key(Leave(tn, "2")); k != KeyNotIn {
+	if k := key(tourney.Leave(tn, "2")); k != tourney.KeyNotIn {
 		t.Errorf("leaving without being in: %s", k)
 	}
-	if err := Join(tn, persistence.Entrant{ID: "ai:perfect"}); err != nil {
+	if err := tourney.Join(tn, persistence.Entrant{ID: "ai:perfect"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Start(tn, time.Unix(0, 0), rand.New(rand.NewPCG(1, 1))); err != nil {
+	if err := tourney.Start(tn, time.Unix(0, 0), rand.New(rand.NewPCG(1, 1))); err != nil {
 		t.Fatal(err)
 	}
-	if k := key(Leave(tn, "1")); k != KeyStarted {
+	if k := key(tourney.Leave(tn, "1")); k != tourney.KeyStarted {
 		t.Errorf("leaving after the start: %s", k)
 	}
-	if k := key(Join(tn, persistence.Entrant{ID: "3"})); k != KeyStarted {
+	if k := key(tourney.Join(tn, persistence.Entrant{ID: "3"})); k != tourney.KeyStarted {
 		t.Errorf("joining after the start: %s", k)
 	}
 	tn.Status = persistence.TournamentCancelled
-	if k := key(Join(tn, persistence.Entrant{ID: "3"})); k != KeyOver {
+	if k := key(tourney.Join(tn, persistence.Entrant{ID: "3"})); k != tourney.KeyOver {
 		t.Errorf("joining a cancelled one: %s", k)
 	}
 	full := &persistence.Tournament{Name: "Full", Format: command.FormatSwiss, Status: persistence.TournamentSignup, Players: entrants(command.MaxTournamentPlayers)}
-	if k := key(Join(full, persistence.Entrant{ID: "x"})); k != KeyFull {
+	if k := key(tourney.Join(full, persistence.Entrant{ID: "x"})); k != tourney.KeyFull {
 		t.Errorf("joining a full one: %s", k)
 	}
 }

@@ -74,6 +74,9 @@ type Perfect struct {
 	// even the value was out of reach and the move came from the fallback
 	// search.
 	partial, light, inexact int
+	// held counts the moves the hold search proved keep at least a draw
+	// where the solver ran out of time (k=5 boards).
+	held int
 }
 
 // NewPerfect returns a perfect player. It reads Options.Budget (time per
@@ -149,7 +152,16 @@ func (pf *Perfect) Move(ctx context.Context, p game.Position) (game.Cell, error)
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return 0, fmt.Errorf("ai: perfect: %w", ctx.Err())
 		}
-		// Out of time for an exact answer: search for the rest.
+		// Out of time for an exact answer. On k=5 boards the hold search
+		// may still prove a move that keeps at least a draw.
+		hctx, hcancel := context.WithDeadline(ctx, deadline)
+		c, ok := pf.solver.holdMove(hctx, p)
+		hcancel()
+		if ok {
+			pf.held++
+			return c, nil
+		}
+		// Else search for the rest.
 		pf.inexact++
 		r, err := pf.mm.search(context.WithoutCancel(ctx), p, deadline)
 		if err != nil {

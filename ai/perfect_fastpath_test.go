@@ -163,3 +163,46 @@ func TestSymmetricMoves(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldMove: on k=5 boards the solver does not finish, holdMove finds
+// a move after which the opponent cannot win, which the prover confirms
+// (a certificate proof.Verify accepts says the value is a draw or the
+// mover's win); it wins at once when it can, and declines k below 5.
+func TestHoldMove(t *testing.T) {
+	for _, tc := range []struct{ rules, pos string }{
+		{"6x6k5", ""}, {"7x6k5", ""}, {"7x5k5", ""},
+		{"6x6k5", "------/-X----/--O---/---X--/------/------"},
+	} {
+		r := searchRules(t, tc.rules)
+		p := game.NewPosition(r)
+		if tc.pos != "" {
+			var err error
+			if p, err = game.ParsePosition(r, tc.pos); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, ok := NewSolver().holdMove(context.Background(), p)
+		if !ok {
+			t.Fatalf("%s %s: no move proved", tc.rules, p)
+		}
+		after := p.Apply(c)
+		cert := proveAndVerify(t, after)
+		opp := game.XWins
+		if after.ToMove() == game.O {
+			opp = game.OWins
+		}
+		if cert.Value == opp {
+			t.Errorf("%s %s: after %s the opponent wins", tc.rules, p, c)
+		}
+	}
+	win, err := game.ParsePosition(searchRules(t, "6x6k5"), "XXXX--/OOOO--/------/------/------/------")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := NewSolver().holdMove(context.Background(), win); !ok || !win.Apply(c).Over() {
+		t.Errorf("holdMove(%s) = %s, %v; want the win at once", win, c, ok)
+	}
+	if _, ok := NewSolver().holdMove(context.Background(), game.NewPosition(searchRules(t, "5x5k4"))); ok {
+		t.Error("holdMove on 5x5k4 (k 4): want no move")
+	}
+}

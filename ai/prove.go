@@ -125,6 +125,9 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 			st.HoldDepth = append(st.HoldDepth, h.depth)
 			pr := proof.NewProof(proof.Hold, mover.Other())
 			if err := extractHold(s.geom, pr, x, o, h.oracle()); err != nil {
+				if ctx.Err() != nil {
+					return nil, stopped() // the oracle was stopped, not refuted
+				}
 				return nil, err
 			}
 			h2 := newHold(!xtm)
@@ -139,6 +142,9 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 				st.HoldDepth = append(st.HoldDepth, h2.depth)
 				pr2 := proof.NewProof(proof.Hold, mover)
 				if err := extractHold(s.geom, pr2, x, o, h2.oracle()); err != nil {
+					if ctx.Err() != nil {
+						return nil, stopped()
+					}
 					return nil, err
 				}
 				c.Value = game.Draw

@@ -28,14 +28,16 @@ func (s *Solver) holdMove(ctx context.Context, p game.Position) (game.Cell, bool
 	if t.win != 0 {
 		return t.win.First(), true
 	}
+	// One hold search for every candidate: the opponent attacks, we hold;
+	// what one candidate's search proves or refutes serves the next.
+	h := newHoldSearch(g, !xtm, &s.stop, nil)
 	var buf [64]game.Cell
 	for _, c := range g.order(x, o, t.answers&^t.poison, xtm, nil, buf[:0]) {
 		nx, no := play(x, o, xtm, c)
 		if (nx|no)&g.board == g.board {
 			return c, true // the last cell: a draw
 		}
-		// The opponent attacks; we hold.
-		h := newHoldSearch(g, !xtm, &s.stop, nil)
+		h.next = 0 // the depths the last root failed below are its own
 		if ok, _ := h.prove(nx, no); ok {
 			return c, true
 		}

@@ -682,10 +682,12 @@ func (h *holdSearch) provedZone(k game.Key) game.Bitboard {
 			return e.zone
 		}
 	}
-	empty := h.g.board &^ (k.X | k.O)
-	n := bits.OnesCount64(uint64(empty))
-	if z, ok := h.pairZone(k.X, k.O, empty, (n+1)/2); ok && bits.OnesCount64(uint64(k.X)) == bits.OnesCount64(uint64(k.O)) == h.atkX {
-		return z
+	if xtm := bits.OnesCount64(uint64(k.X)) == bits.OnesCount64(uint64(k.O)); xtm == h.atkX {
+		empty := h.g.board &^ (k.X | k.O)
+		n := bits.OnesCount64(uint64(empty))
+		if z, ok := h.pairZone(k.X, k.O, empty, (n+1)/2); ok {
+			return z
+		}
 	}
 	return h.g.board
 }

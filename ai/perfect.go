@@ -75,8 +75,9 @@ type Perfect struct {
 	// search.
 	partial, light, inexact int
 	// held counts the moves the hold search proved keep at least a draw
-	// where the solver ran out of time (k=5 boards).
-	held int
+	// where the solver ran out of time (k=5 boards); won those the win
+	// search proved win.
+	held, won int
 }
 
 // NewPerfect returns a perfect player. It reads Options.Budget (time per
@@ -152,10 +153,18 @@ func (pf *Perfect) Move(ctx context.Context, p game.Position) (game.Cell, error)
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return 0, fmt.Errorf("ai: perfect: %w", ctx.Err())
 		}
-		// Out of time for an exact answer. On k=5 boards the hold search
-		// may still prove a move that keeps at least a draw.
+		// Out of time for an exact answer. The win search may still
+		// prove a win (half of what is left), and on k=5 boards the hold
+		// search a move that keeps at least a draw.
+		wctx, wcancel := context.WithDeadline(ctx, pf.now().Add(deadline.Sub(pf.now())/2))
+		c, ok := pf.solver.winMove(wctx, p)
+		wcancel()
+		if ok {
+			pf.won++
+			return c, nil
+		}
 		hctx, hcancel := context.WithDeadline(ctx, deadline)
-		c, ok := pf.solver.holdMove(hctx, p)
+		c, ok = pf.solver.holdMove(hctx, p)
 		hcancel()
 		if ok {
 			pf.held++

@@ -29,10 +29,13 @@ type ProveStats struct {
 // a position is proved as soon as the defender has a pairing strategy
 // against every line the attacker can still complete. If it proves that
 // the side to move cannot win it runs the same search the other way; two
-// holds make a draw. Where a hold fails (the attacker wins), and for k up
-// to 4, the value comes from the Solver, and the certificate is read off
-// its table: the winner's moves, every reply of the loser, or the
-// defender's moves and the pairings the solver's static proofs rest on.
+// holds make a draw. Where a hold fails (the attacker wins), the value
+// comes from the Solver. For k up to 4 the Solver and a win search for the
+// side to move (threat-first, see winSearch) run in turns, and the first
+// to settle the value gives it. The certificate is read off the table of
+// whichever settled it: the winner's moves and every reply of the loser,
+// or the defender's moves and the pairings the solver's static proofs
+// rest on.
 func (s *Solver) Prove(ctx context.Context, p game.Position) (*proof.Certificate, ProveStats, error) {
 	return s.ProveWith(ctx, p, ProveOptions{})
 }
@@ -153,8 +156,26 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 			}
 		}
 	}
+	// The winner's moves come from the win search where it proved the
+	// win, from the solver's table otherwise.
+	var winMoves func(x, o game.Bitboard) (game.Cell, bool)
 	if !known {
-		v = s.value(x, o, xtm)
+		w := newWinSearch(s.geom, xtm, &s.stop)
+		if opt.Progress != nil {
+			name := "win " + mover.String()
+			w.tick = func() {
+				opt.Progress(ProveProgress{Proof: name, Depth: w.depth, Nodes: w.nodes, Proved: len(w.proved)})
+			}
+		}
+		won, sv, ok := s.winOrSolve(w, x, o, xtm)
+		st.Nodes += w.nodes
+		if !ok {
+			return nil, stopped()
+		}
+		v = sv
+		if won {
+			winMoves = w.oracle()
+		}
 	}
 	if s.stop.stopped {
 		return nil, stopped()
@@ -168,7 +189,7 @@ func (s *Solver) prove(ctx context.Context, p game.Position, opt ProveOptions, s
 			winner = game.O
 		}
 		pr := proof.NewProof(proof.Win, winner)
-		err = s.extractWin(pr, x, o)
+		err = s.extractWin(pr, x, o, winMoves)
 		c.Proofs = []*proof.Proof{pr}
 	default:
 		prO := proof.NewProof(proof.Hold, game.O)
@@ -279,9 +300,11 @@ func (s *Solver) holdOracle(defX bool) func(x, o game.Bitboard) (game.Cell, bool
 }
 
 // extractWin writes into pr the winner's moves from the canonical form of
-// the position X on x, O on o, which the solver's table must show won for
-// pr.Side, and every reply of the loser after them.
-func (s *Solver) extractWin(pr *proof.Proof, x, o game.Bitboard) error {
+// the position X on x, O on o, and every reply of the loser after them.
+// The winner's moves come from oracle (the win search's table) if it is
+// not nil, else from the solver's table, which must show the position won
+// for pr.Side.
+func (s *Solver) extractWin(pr *proof.Proof, x, o game.Bitboard, oracle func(x, o game.Bitboard) (game.Cell, bool)) error {
 	seen := map[game.Key]bool{}
 	winX := pr.Side == game.X
 	g := s.geom
@@ -302,6 +325,15 @@ func (s *Solver) extractWin(pr *proof.Proof, x, o game.Bitboard) error {
 			t := g.scan(x, o, xtm)
 			if t.win != 0 {
 				return nil
+			}
+			if oracle != nil {
+				c, ok := oracle(x, o)
+				if !ok || !empty.Has(c) {
+					return fmt.Errorf("ai: proving: no winning move for %s at %x %x", pr.Side, uint64(x), uint64(o))
+				}
+				pr.Moves[k] = c
+				nx, no := play(x, o, xtm, c)
+				return walk(nx, no)
 			}
 			var buf [64]game.Cell
 			moves := g.order(x, o, t.answers, xtm, nil, buf[:0])

@@ -109,9 +109,9 @@ func TestProveHonoursContext(t *testing.T) {
 
 // BenchmarkProve is the time to prove the value of the empty board and
 // build its certificate in memory (the check is not timed), with a fresh
-// solver each time. 8x8k4 and 8x8k5 are left out: they do not finish.
+// solver each time. 8x8k5 is left out: it does not finish.
 func BenchmarkProve(b *testing.B) {
-	for _, rs := range []string{"3x3k3", "4x4k4", "5x5k4", "5x5k5", "6x5k5", "5x6k5", "7x5k5", "5x7k5", "6x6k5", "6x6k4", "7x6k5", "7x7k5"} {
+	for _, rs := range []string{"3x3k3", "4x4k4", "5x5k4", "5x5k5", "6x5k5", "5x6k5", "7x5k5", "5x7k5", "6x6k5", "6x6k4", "7x6k5", "7x7k5", "7x7k4", "8x6k4", "8x8k4"} {
 		b.Run(rs, func(b *testing.B) {
 			p := game.NewPosition(searchRules(b, rs))
 			var st ProveStats

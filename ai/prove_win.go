@@ -86,14 +86,28 @@ func (w *winSearch) place(x, o game.Bitboard, c game.Cell, atk bool) (game.Bitbo
 }
 
 // prove deepens the attacker's move count from w.next until the attacker
-// is shown to win from the position (attacker to move), the search is
+// is shown to win from the position, the search is
 // stopped, or every depth has failed (exhausted: the attacker has no win
 // this search can find, though it may still have one).
+//
+// The attacker may be the side not to move: then the search proves that
+// every move of the defender loses.
 func (w *winSearch) prove(x, o game.Bitboard) (proved, exhausted bool) {
 	n := bits.OnesCount64(uint64(w.g.board &^ (x | o)))
-	for d := max(1, w.next); d <= (n+1)/2; d++ {
+	atkToMove := (bits.OnesCount64(uint64(x)) == bits.OnesCount64(uint64(o))) == w.atkX
+	top := n / 2
+	if atkToMove {
+		top = (n + 1) / 2
+	}
+	for d := max(1, w.next); d <= top; d++ {
 		w.depth = d
-		if w.attacker(x, o, int8(d)) {
+		var ok bool
+		if atkToMove {
+			ok = w.attacker(x, o, int8(d))
+		} else {
+			ok = w.defender(x, o, int8(d))
+		}
+		if ok {
 			return true, false
 		}
 		if w.stop.stopped {

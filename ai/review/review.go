@@ -242,6 +242,12 @@ type Options struct {
 	// back to an estimate: 0 means DefaultMaxNodes, negative means no
 	// limit.
 	MaxNodes int64
+	// ProofNodes is the prover's node budget per position the solver
+	// did not finish (ai.Solver.ProveWithin: the win search and, for k of
+	// 5 and more, the hold searches, which settle 6x6k5, 7x7k5 and 8x8k4
+	// where the solver does not): 0 means DefaultProofNodes, negative
+	// means never.
+	ProofNodes int64
 	// TrapNodes is the node budget per drawn position for measuring the
 	// traps of its drawing moves on boards of more than 16 cells: 0 means
 	// DefaultTrapNodes, negative means never. Smaller boards are always
@@ -267,6 +273,9 @@ const (
 	// cold table, so their reviews are exact; a position that exhausts
 	// the budget costs a few seconds.
 	DefaultMaxNodes = 5_000_000
+	// DefaultProofNodes is the default prover budget per position the
+	// solver did not finish.
+	DefaultProofNodes = 2_000_000
 	// DefaultTrapNodes is the default budget per drawn position for
 	// measuring traps on boards of more than 16 cells.
 	DefaultTrapNodes = 50_000
@@ -293,6 +302,9 @@ type Reviewer struct {
 func New(o Options) *Reviewer {
 	if o.MaxNodes == 0 {
 		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.ProofNodes == 0 {
+		o.ProofNodes = DefaultProofNodes
 	}
 	if o.TrapNodes == 0 {
 		o.TrapNodes = DefaultTrapNodes

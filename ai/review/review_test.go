@@ -560,7 +560,7 @@ func TestEstimates(t *testing.T) {
 			if len(moves) != tt.moves {
 				t.Fatalf("the game ended after %d moves", len(moves))
 			}
-			opts := review.Options{MaxNodes: 1, Iterations: 2000, Seed: 9}
+			opts := review.Options{MaxNodes: 1, ProofNodes: -1, Iterations: 2000, Seed: 9}
 			rv := review.New(opts)
 			got := reviewOK(t, rv, start, moves)
 			checkShape(t, got, start, moves)
@@ -601,7 +601,7 @@ func TestBudgetReproducible(t *testing.T) {
 	start := game.NewPosition(r)
 	rng := rand.New(rand.NewPCG(8, 8))
 	moves := randomGame(start, rng, 12)
-	opts := review.Options{MaxNodes: 20_000, Iterations: 500, Seed: 1}
+	opts := review.Options{MaxNodes: 20_000, ProofNodes: -1, Iterations: 500, Seed: 1}
 	rv := review.New(opts)
 	got := reviewOK(t, rv, start, moves)
 	exact := 0
@@ -633,7 +633,7 @@ func TestValueFunc(t *testing.T) {
 		}
 		return 0.4, true
 	}
-	got := reviewOK(t, review.New(review.Options{MaxNodes: 1, Value: f}), start, moves)
+	got := reviewOK(t, review.New(review.Options{MaxNodes: 1, ProofNodes: -1, Value: f}), start, moves)
 	checkShape(t, got, start, moves)
 	if calls == 0 {
 		t.Fatal("value function never called")
@@ -654,8 +654,8 @@ func TestValueFunc(t *testing.T) {
 	}
 	// A function that does not answer leaves the estimates to MCTS.
 	none := func(game.Position) (float64, bool) { return 0, false }
-	a := reviewOK(t, review.New(review.Options{MaxNodes: 1, Iterations: 500, Value: none}), start, moves)
-	b := reviewOK(t, review.New(review.Options{MaxNodes: 1, Iterations: 500}), start, moves)
+	a := reviewOK(t, review.New(review.Options{MaxNodes: 1, ProofNodes: -1, Iterations: 500, Value: none}), start, moves)
+	b := reviewOK(t, review.New(review.Options{MaxNodes: 1, ProofNodes: -1, Iterations: 500}), start, moves)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("a silent value function changed the review")
 	}
@@ -712,7 +712,7 @@ func TestContext(t *testing.T) {
 	// And one that ends an estimate.
 	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err = review.New(review.Options{MaxNodes: 1, Iterations: 1 << 30}).Review(ctx, game.NewPosition(r), cells(t, r, "a1 e5 a5"))
+	_, err = review.New(review.Options{MaxNodes: 1, ProofNodes: -1, Iterations: 1 << 30}).Review(ctx, game.NewPosition(r), cells(t, r, "a1 e5 a5"))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("deadline in an estimate: %v", err)
 	}
@@ -768,6 +768,39 @@ func TestValueFor(t *testing.T) {
 		}
 		if e := tt.v.For(game.Empty); e != review.Unknown {
 			t.Errorf("%+v for nobody: %s", tt.v, e)
+		}
+	}
+}
+
+// TestProvedReview: on 6x6k5, where the solver does not finish the first
+// positions within its budget, the prover's searches make the review
+// exact; without them it is not, and the values the prover gives are the
+// ones the solver gives where it finishes.
+func TestProvedReview(t *testing.T) {
+	r := rules(t, "6x6k5")
+	start := game.NewPosition(r)
+	moves := cells(t, r, "c3 d4 c4 c5 d3 b3 e2 f1 b5 e3")
+	got := reviewOK(t, review.New(review.Options{}), start, moves)
+	checkShape(t, got, start, moves)
+	if !got.Exact {
+		t.Fatal("the review is not exact")
+	}
+	want := []game.Result{game.Draw, game.Draw, game.Draw, game.Draw, game.Draw, game.Draw, game.Draw, game.Draw, game.Draw, game.Draw, game.XWins}
+	for i, v := range got.Values {
+		if v.Result != want[i] {
+			t.Errorf("value %d = %s, want %s", i, v.Result, want[i])
+		}
+	}
+	if m := got.Moves[9]; m.Verdict != review.Mistake {
+		t.Errorf("O e3 (draw to loss): %s", m.Verdict)
+	}
+	without := reviewOK(t, review.New(review.Options{MaxNodes: 100_000, ProofNodes: -1, Iterations: 500}), start, moves)
+	if without.Exact {
+		t.Error("without the prover, and with a 100,000-node solver budget, the review is exact")
+	}
+	for i, v := range without.Values {
+		if v.Exact && v.Result != want[i] {
+			t.Errorf("solver: value %d = %s, prover %s", i, v.Result, want[i])
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 func reviewCommand() *command {
 	return &command{
 		name:     "review",
-		synopsis: "[-max-nodes N] GAME",
+		synopsis: "[-max-nodes N] [-proof-nodes N] GAME",
 		summary:  "review a game move by move with perfect knowledge",
 		about: `Review reads a game as one line (the rules, an optional start position
 and the moves, like "3x3k3 a1 b2 c3", as the bot shares games) and prints,
@@ -26,7 +26,10 @@ wrong), mistake (a draw thrown away), missed-win (a win became a draw) or
 blunder (a win became a loss), with the best moves where another was
 played. Then each player's accuracy, the turning point and the move that
 decided the game. Values are exact where the solver finishes within
--max-nodes per position, and marked as estimates elsewhere.`,
+-max-nodes per position, or the prover (the win and hold searches of
+"bot solve") proves the value of every move within -proof-nodes, and
+marked as estimates elsewhere. On boards with k of 5 or more and more
+than 25 cells the prover is asked first.`,
 		run: runReview,
 	}
 }
@@ -35,6 +38,7 @@ decided the game. Values are exact where the solver finishes within
 func runReview(ctx context.Context, e *env, cmd *command, args []string) error {
 	fs := newFlagSet(cmd)
 	maxNodes := fs.Int64("max-nodes", 0, "solver `nodes` per position before a value is estimated (0 for the default, which solves every preset board)")
+	proofNodes := fs.Int64("proof-nodes", 0, "prover `nodes` per position the solver did not finish (0 for the default, negative for never)")
 	if err := e.parseFlagsArgs(cmd, fs, args); err != nil {
 		return err
 	}
@@ -47,7 +51,7 @@ func runReview(ctx context.Context, e *env, cmd *command, args []string) error {
 		return badInput("game %q: %s", line, explain(err))
 	}
 	start := e.now()
-	rv, err := review.New(review.Options{MaxNodes: *maxNodes}).Review(ctx, rec.Start, rec.Moves)
+	rv, err := review.New(review.Options{MaxNodes: *maxNodes, ProofNodes: *proofNodes}).Review(ctx, rec.Start, rec.Moves)
 	if err != nil {
 		return err
 	}
@@ -95,7 +99,7 @@ func runReview(ctx context.Context, e *env, cmd *command, args []string) error {
 	if rv.Exact {
 		fmt.Fprintln(w, "values: exact")
 	} else {
-		fmt.Fprintln(w, "values: estimates where marked ~ (the solver ran out of its budget)")
+		fmt.Fprintln(w, "values: estimates where marked ~ (the solver and the prover ran out of their budgets)")
 	}
 	fmt.Fprintf(w, "time: %s\n", shortDuration(elapsed))
 	return nil

@@ -39,7 +39,10 @@ func TestPackageGraph(t *testing.T) {
 		forbid     []string // third-party packages it may not reach even so
 	}{
 		{tree: "game"},
+		// Boards past 8x8: game's marks, results and errors, nothing more.
+		{tree: "game/wide", may: []string{"game"}},
 		{tree: "ai", may: []string{"game"}},
+		{tree: "ai/gomoku", may: []string{"game"}},
 		// The certificate checker shares nothing with the search.
 		{tree: "ai/proof", may: []string{"game"}},
 		{tree: "persistence", may: []string{"game"}, thirdParty: true, forbid: []string{"github.com/bwmarrin/discordgo"}},

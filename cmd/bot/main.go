@@ -98,6 +98,7 @@ func commands() []*command {
 		solveCommand(),
 		verifyProofCommand(),
 		reviewCommand(),
+		pbrainCommand(),
 		puzzleCommand(),
 		arenaCommand(),
 		levelsCommand(),

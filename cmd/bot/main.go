@@ -99,6 +99,7 @@ func commands() []*command {
 		verifyProofCommand(),
 		reviewCommand(),
 		pbrainCommand(),
+		gomocupCommand(),
 		puzzleCommand(),
 		arenaCommand(),
 		levelsCommand(),

@@ -1,7 +1,9 @@
 // Package chart draws small standard-library PNG charts for the bot's
 // messages: the retrain report's training curves (through Canvas), the
-// value of a reviewed game move by move (Values), and a tournament's
-// elimination bracket (BracketPNG) or standings table (TablePNG).
+// value of a reviewed game move by move (Values), a tournament's
+// elimination bracket (BracketPNG) or standings table (TablePNG), and the
+// boards too big for a button grid (BoardPNG: up to 15x15, coordinates on
+// every edge, the last move and the winning lines marked).
 //
 // A Canvas is a paletted image with the few primitives those charts share:
 // rectangles, one-pixel rules, thick solid or dashed lines and text in a

@@ -268,26 +268,28 @@ func (s *search) negamax(me side, depth int, alpha, beta int64, ply int) int64 {
 }
 
 // ordered returns the candidate moves for me, most promising first, at
-// most s.width of them.
+// most s.width of them (ties in row-major order).
 func (s *search) ordered(me side, buf []wide.Cell) []wide.Cell {
 	moves := s.b.candidates(buf)
-	gains := make(map[wide.Cell]int64, len(moves))
+	var gains [256]int64
 	for _, c := range moves {
 		gains[c] = s.b.gain(c, me)
 	}
-	slices.SortStableFunc(moves, func(a, c wide.Cell) int {
-		switch ga, gc := gains[a], gains[c]; {
-		case ga > gc:
-			return -1
-		case ga < gc:
-			return 1
+	// Insertion into the first width places: the rest is not needed.
+	n := 0
+	for _, c := range moves {
+		g := gains[c]
+		j := min(n, s.width-1)
+		if n == s.width && g <= gains[moves[j]] {
+			continue
 		}
-		return 0
-	})
-	if len(moves) > s.width {
-		moves = moves[:s.width]
+		for ; j > 0 && gains[moves[j-1]] < g; j-- {
+			moves[j] = moves[j-1]
+		}
+		moves[j] = c
+		n = min(n+1, s.width)
 	}
-	return moves
+	return moves[:n]
 }
 
 // poll reports whether the search must stop: its deadline passed or its

@@ -70,6 +70,9 @@ const (
 	infinity = 1 << 50
 )
 
+// maxPly bounds the plies a search extends forced blocks to.
+const maxPly = 40
+
 // search is one Move's state.
 type search struct {
 	b        *board
@@ -210,7 +213,11 @@ func (s *search) negamax(me side, depth int, alpha, beta int64, ply int) int64 {
 	if w := b.winCells(me, buf[:0]); len(w) > 0 {
 		return winScore - int64(ply)
 	}
-	if depth <= 0 {
+	threats := b.winCells(1-me, buf[:0])
+	if len(threats) >= 2 {
+		return -winScore + int64(ply+1) // one block cannot meet two
+	}
+	if depth <= 0 && (len(threats) == 0 || ply >= maxPly) {
 		return b.score[me] - b.score[1-me] + b.score[me]/8 // the mover's tempo
 	}
 	if e, ok := s.tt[b.hash]; ok && int(e.depth) >= depth {
@@ -224,8 +231,11 @@ func (s *search) negamax(me side, depth int, alpha, beta int64, ply int) int64 {
 		}
 	}
 	var moves []wide.Cell
-	if threats := b.winCells(1-me, buf[:0]); len(threats) > 0 {
-		moves = threats[:1] // the one block; a second threat loses anyway
+	next := depth - 1
+	if len(threats) == 1 {
+		// The one block is forced: it costs no depth, so the lines of
+		// fours are seen to their end (up to maxPly).
+		moves, next = threats[:1], depth
 	} else {
 		moves = s.ordered(me, buf[:0])
 	}
@@ -242,7 +252,7 @@ func (s *search) negamax(me side, depth int, alpha, beta int64, ply int) int64 {
 		if b.wins(c, me) {
 			v = winScore - int64(ply)
 		} else {
-			v = -s.negamax(1-me, depth-1, -beta, -alpha, ply+1)
+			v = -s.negamax(1-me, next, -beta, -alpha, ply+1)
 		}
 		b.remove(c, me)
 		if s.stopped {

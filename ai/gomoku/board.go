@@ -77,14 +77,15 @@ func newBoard(p wide.Position) *board {
 		}
 	}
 	b.count = make([][2]uint8, len(b.windows))
-	// A window's weight grows sixfold with each mark: a side's threats
-	// outweigh any number of scattered marks.
+	// A window's weight grows fourfold with each mark. Measured against
+	// Carbon (bot gomocup, 40 games at 200 ms a move, two seeds): 4 scored
+	// 35-37.5%, 3 17.5%, 5 27.5%, 6 20-22.5%, 10 17.5%.
 	b.weight = make([]int64, b.k+1)
 	b.weight[0] = 0
 	w := int64(1)
 	for n := 1; n <= b.k; n++ {
 		b.weight[n] = w
-		w *= 6
+		w *= 4
 	}
 	for _, c := range r.Cells() {
 		if m := p.At(c); m != game.Empty {

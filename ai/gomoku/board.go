@@ -221,10 +221,11 @@ func (b *board) gain(c wide.Cell, s side) int64 {
 				continue
 			}
 		case n[s] == 0:
-			// Blocking: the other side's window is lost to it, counted a
-			// little below its worth so attack comes first at equal
-			// weight.
-			g += b.weight[n[o]] * 7 / 8
+			// Blocking: the other side's window is lost to it, counted at
+			// one and a half times its worth. Measured against Carbon (40
+			// games at 200 ms, seeds 7 and 8): 3/2 scored 52.5% and 37.5%,
+			// 2 41.2% and 45%, 9/8 42.5% and 27.5%, 7/8 37.5% and 35%.
+			g += b.weight[n[o]] * 3 / 2
 		}
 	}
 	return g

@@ -460,12 +460,11 @@ type holdSearch struct {
 	g      *searchGeom
 	atkX   bool              // the attacker is X
 	proved map[game.Key]int8 // the defender's proving move (canonical frame), -1 for none
-	fails  []holdFail        // indexed by hashKey
-	stores int               // failures stored since fails was made
-	nodes  int64
-	depth  int // the depth of the last iteration prove ran
-	next   int // the first depth prove has not seen fail from the root
-	stop   *stopper
+	failTable
+	nodes int64
+	depth int // the depth of the last iteration prove ran
+	next  int // the first depth prove has not seen fail from the root
+	stop  *stopper
 	// level is the recursion depth; rootDone and rootTotal count the
 	// attacker's moves at the root proved in the current iteration.
 	level               int
@@ -500,26 +499,39 @@ func newHoldSearch(g *searchGeom, atkX bool, stop *stopper, proved map[game.Key]
 	return &holdSearch{g: g, atkX: atkX, proved: proved, stop: stop, rz: true}
 }
 
-// failed reports whether the hold is known to fail at k with d choices.
-func (h *holdSearch) failed(k game.Key, d int8) bool {
-	if h.fails == nil {
-		return false
-	}
-	e := &h.fails[hashKey(k)&uint64(len(h.fails)-1)]
-	return e.depth1 != 0 && e.key == k && e.depth1-1 >= d
-}
-
 func (h *holdSearch) store(k game.Key, proved bool, d int8, move int8) {
 	if proved {
 		h.proved[k] = move
 		return
 	}
-	h.stores++
-	if h.fails == nil || h.stores > 4*len(h.fails) && len(h.fails) < 1<<holdFailBits {
-		h.fails = make([]holdFail, max(1<<12, 2*len(h.fails)))
-		h.stores = 0
+	h.fail(k, d)
+}
+
+// failTable records failures at a depth, keyed by canonical position, in a
+// fixed-size table that forgets (see holdFailBits): a hold search's and a
+// win search's.
+type failTable struct {
+	fails  []holdFail // indexed by hashKey
+	stores int        // failures stored since fails was made
+}
+
+// failed reports whether the search is known to fail at k within depth d.
+func (f *failTable) failed(k game.Key, d int8) bool {
+	if f.fails == nil {
+		return false
 	}
-	e := &h.fails[hashKey(k)&uint64(len(h.fails)-1)]
+	e := &f.fails[hashKey(k)&uint64(len(f.fails)-1)]
+	return e.depth1 != 0 && e.key == k && e.depth1-1 >= d
+}
+
+// fail records that the search failed at k within depth d.
+func (f *failTable) fail(k game.Key, d int8) {
+	f.stores++
+	if f.fails == nil || f.stores > 4*len(f.fails) && len(f.fails) < 1<<holdFailBits {
+		f.fails = make([]holdFail, max(1<<12, 2*len(f.fails)))
+		f.stores = 0
+	}
+	e := &f.fails[hashKey(k)&uint64(len(f.fails)-1)]
 	if e.depth1 != 0 && e.key == k {
 		e.depth1 = max(e.depth1, d+1)
 		return

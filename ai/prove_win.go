@@ -20,15 +20,14 @@ type winSearch struct {
 	g      *searchGeom
 	atkX   bool
 	proved map[game.Key]int8
-	fails  []holdFail
-	stores int
-	nodes  int64
-	stop   *stopper
-	thru   [64][]game.Bitboard // the lines through each cell
-	near   int                 // the attacker's moves lie within this distance of a mark
-	depth  int                 // the depth of the last iteration prove ran
-	next   int                 // the first depth prove has not seen fail from the root
-	tick   func()              // called every 1<<16 nodes, or nil
+	failTable
+	nodes int64
+	stop  *stopper
+	thru  [64][]game.Bitboard // the lines through each cell
+	near  int                 // the attacker's moves lie within this distance of a mark
+	depth int                 // the depth of the last iteration prove ran
+	next  int                 // the first depth prove has not seen fail from the root
+	tick  func()              // called every 1<<16 nodes, or nil
 }
 
 func newWinSearch(g *searchGeom, atkX bool, stop *stopper) *winSearch {
@@ -42,30 +41,12 @@ func newWinSearch(g *searchGeom, atkX bool, stop *stopper) *winSearch {
 	return w
 }
 
-func (w *winSearch) failed(k game.Key, d int8) bool {
-	if w.fails == nil {
-		return false
-	}
-	e := &w.fails[hashKey(k)&uint64(len(w.fails)-1)]
-	return e.depth1 != 0 && e.key == k && e.depth1-1 >= d
-}
-
 func (w *winSearch) store(k game.Key, proved bool, d int8, move int8) {
 	if proved {
 		w.proved[k] = move
 		return
 	}
-	w.stores++
-	if w.fails == nil || w.stores > 4*len(w.fails) && len(w.fails) < 1<<holdFailBits {
-		w.fails = make([]holdFail, max(1<<12, 2*len(w.fails)))
-		w.stores = 0
-	}
-	e := &w.fails[hashKey(k)&uint64(len(w.fails)-1)]
-	if e.depth1 != 0 && e.key == k {
-		e.depth1 = max(e.depth1, d+1)
-		return
-	}
-	*e = holdFail{key: k, depth1: d + 1}
+	w.fail(k, d)
 }
 
 // sides returns the attacker's and the defender's marks.

@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -31,10 +32,7 @@ func TestProveFourInARowWins(t *testing.T) {
 				keys = append(keys, k)
 			}
 			slices.SortFunc(keys, func(a, b game.Key) int {
-				if a.X != b.X {
-					return cmpBits(a.X, b.X)
-				}
-				return cmpBits(a.O, b.O)
+				return cmp.Or(cmp.Compare(a.X, b.X), cmp.Compare(a.O, b.O))
 			})
 			// Every entry is on a line of play the checker follows:
 			// without any of them the proof fails.
@@ -55,16 +53,6 @@ func TestProveFourInARowWins(t *testing.T) {
 			}
 		})
 	}
-}
-
-func cmpBits(a, b game.Bitboard) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestWinSearchAgreesWithSolver: along seeded random games on boards the

@@ -217,16 +217,20 @@ func (w *winSearch) orderAttack(x, o, cand game.Bitboard, buf []game.Cell) []gam
 		}
 		thr[c] = int8(min(bits.OnesCount64(uint64(wins)), 2))
 	}
-	// Stable: keep the heuristic's order within each class.
-	out := make([]game.Cell, 0, len(buf))
+	// Stable: keep the heuristic's order within each class. The classes
+	// are gathered on the stack and copied back: this runs at every node.
+	var out [64]game.Cell
+	i := 0
 	for n := int8(2); n >= 0; n-- {
 		for _, c := range buf {
 			if thr[c] == n {
-				out = append(out, c)
+				out[i] = c
+				i++
 			}
 		}
 	}
-	return out
+	copy(buf, out[:i])
+	return buf
 }
 
 // winOrSolve runs the solver and the win search w, in which the side to

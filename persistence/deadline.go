@@ -233,7 +233,7 @@ func overdue(cur *Session, now time.Time) (*Session, error) {
 	next.Updated = now
 	switch {
 	case cur.Status == StatusActive && cur.TurnTime > 0:
-		p, err := cur.Position()
+		p, err := cur.Board()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/tttbot/ttt-bot/game"
 )
 
 // How boards reach the screen.
@@ -216,7 +214,7 @@ func (s *Store) OwedVersion(ctx context.Context, id GameID) (int64, bool, error)
 // computer to move.
 func (s *Store) RestartClock(ctx context.Context, id GameID, version int64, from time.Time) (*Session, error) {
 	var unchanged *Session
-	next, err := s.update(ctx, id, version, func(cur, next *Session, p game.Position) error {
+	next, err := s.update(ctx, id, version, func(cur, next *Session, p Board) error {
 		if cur.Status != StatusActive || cur.TurnTime <= 0 || cur.Seat(p.ToMove()).IsAI() ||
 			!cur.Deadline.Before(from.Add(cur.TurnTime)) {
 			unchanged = cur

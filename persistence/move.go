@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 )
 
 // commitAnyway is returned by a change function whose next state must be
@@ -380,7 +381,7 @@ func validateNewGame(g *Session) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: create game: "+format, append([]any{ErrInvalid}, a...)...)
 	}
-	p, err := g.Position()
+	p, err := g.Board()
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -429,7 +430,7 @@ func validateNewGame(g *Session) error {
 // on that copy and the load is skipped; if fn refuses the change there, the
 // game is loaded and fn runs again, so a refusal always reflects the stored
 // game (a stale click gets ErrConflict, not an error about an old board).
-func (s *Store) update(ctx context.Context, id GameID, version int64, fn func(cur, next *Session, p game.Position) error) (*Session, error) {
+func (s *Store) update(ctx context.Context, id GameID, version int64, fn func(cur, next *Session, p Board) error) (*Session, error) {
 	if version != 0 {
 		if cur, ok := s.sessions.get(id, version); ok {
 			if p, err := s.position(cur); err == nil {
@@ -452,7 +453,7 @@ func (s *Store) update(ctx context.Context, id GameID, version int64, fn func(cu
 
 // updateFrom is update on a session the caller already has: the
 // compare-and-set is on cur.Version, so a stale cur fails with ErrConflict.
-func (s *Store) updateFrom(ctx context.Context, cur *Session, p game.Position, fn func(cur, next *Session, p game.Position) error) (*Session, error) {
+func (s *Store) updateFrom(ctx context.Context, cur *Session, p Board, fn func(cur, next *Session, p Board) error) (*Session, error) {
 	next, anyway, err := s.apply(cur, p, fn)
 	if err != nil {
 		return nil, err
@@ -463,7 +464,7 @@ func (s *Store) updateFrom(ctx context.Context, cur *Session, p game.Position, f
 // apply lets fn change a copy of cur and returns the copy, next, with
 // anyway, the error to report after committing it (see commitAnyway), or
 // err, the error that refuses the change.
-func (s *Store) apply(cur *Session, p game.Position, fn func(cur, next *Session, p game.Position) error) (next *Session, anyway, err error) {
+func (s *Store) apply(cur *Session, p Board, fn func(cur, next *Session, p Board) error) (next *Session, anyway, err error) {
 	next = cur.clone()
 	next.Updated = s.now()
 	var ca commitAnyway
@@ -490,7 +491,7 @@ func (s *Store) commitNext(ctx context.Context, cur, next *Session, anyway error
 // if it changed since version. The game is indexed for the accepting
 // player's limit on live games (UserGames).
 func (s *Store) Accept(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
-	g, err := s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+	g, err := s.update(ctx, id, version, func(cur, next *Session, _ Board) error {
 		if cur.Status != StatusOpen {
 			return fmt.Errorf("%w: game %s is %s, not an open challenge", ErrNotLive, id, cur.Status)
 		}
@@ -533,7 +534,7 @@ func (s *Store) Accept(ctx context.Context, id GameID, version int64, user strin
 // Options.SessionCache), which is the common case of a click on the board
 // the bot just showed.
 func (s *Store) Play(ctx context.Context, id GameID, version int64, by string, c game.Cell) (*Session, error) {
-	return s.update(ctx, id, version, s.move(by, c))
+	return s.update(ctx, id, version, s.move(by, c.Row(), c.Col()))
 }
 
 // PlayOn is Play on a session the caller already holds (the one the
@@ -546,12 +547,22 @@ func (s *Store) PlayOn(ctx context.Context, cur *Session, by string, c game.Cell
 	if err != nil {
 		return nil, err
 	}
-	return s.updateFrom(ctx, cur, p, s.move(by, c))
+	return s.updateFrom(ctx, cur, p, s.move(by, c.Row(), c.Col()))
+}
+
+// PlayAt is PlayOn for a cell given by its 0-based row and column, on
+// either engine's board (see Board): the way to move on a wide board.
+func (s *Store) PlayAt(ctx context.Context, cur *Session, by string, row, col int) (*Session, error) {
+	p, err := s.position(cur)
+	if err != nil {
+		return nil, err
+	}
+	return s.updateFrom(ctx, cur, p, s.move(by, row, col))
 }
 
 // move is the change Play makes.
-func (s *Store) move(by string, c game.Cell) func(cur, next *Session, p game.Position) error {
-	return func(cur, next *Session, p game.Position) error {
+func (s *Store) move(by string, row, col int) func(cur, next *Session, p Board) error {
+	return func(cur, next *Session, p Board) error {
 		if cur.Status != StatusActive {
 			return fmt.Errorf("%w: game %s is %s", ErrNotLive, cur.ID, cur.Status)
 		}
@@ -565,15 +576,19 @@ func (s *Store) move(by string, c game.Cell) func(cur, next *Session, p game.Pos
 			finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
 			return commitAnyway{fmt.Errorf("%w: game %s: %s's time ran out at %s", ErrTimedOut, cur.ID, p.ToMove(), cur.Deadline.Format(time.RFC3339))}
 		}
-		after, err := p.Play(c)
+		after, c, err := p.play(row, col)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		next.Moves = append(next.Moves, c)
-		if out := after.Outcome(); out.Over() {
-			next.Status, next.Result = StatusFinished, out.Result
+		if after.IsWide() {
+			next.WideMoves = append(next.WideMoves, wide.Cell(c))
+		} else {
+			next.Moves = append(next.Moves, game.Cell(c))
+		}
+		if after.Over() {
+			next.Status, next.Result = StatusFinished, after.Result()
 			next.End = ByWin
-			if out.Result == game.Draw {
+			if after.Result() == game.Draw {
 				next.End = ByDraw
 			}
 		}
@@ -584,7 +599,7 @@ func (s *Store) move(by string, c game.Cell) func(cur, next *Session, p game.Pos
 
 // Resign ends active game id with a loss for user, who must be seated.
 func (s *Store) Resign(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
-	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+	return s.update(ctx, id, version, func(cur, next *Session, _ Board) error {
 		if cur.Status != StatusActive {
 			return fmt.Errorf("%w: game %s is %s", ErrNotLive, id, cur.Status)
 		}
@@ -600,7 +615,7 @@ func (s *Store) Resign(ctx context.Context, id GameID, version int64, user strin
 // Decline ends open challenge id unaccepted: withdrawn by the challenger
 // or declined by the user it names. Either may call it.
 func (s *Store) Decline(ctx context.Context, id GameID, version int64, user string) (*Session, error) {
-	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+	return s.update(ctx, id, version, func(cur, next *Session, _ Board) error {
 		if cur.Status != StatusOpen {
 			return fmt.Errorf("%w: game %s is %s, not an open challenge", ErrNotLive, id, cur.Status)
 		}
@@ -615,7 +630,7 @@ func (s *Store) Decline(ctx context.Context, id GameID, version int64, user stri
 // EndByModerator ends live game id without a result (ByModerator); the
 // caller checks the moderator's permission.
 func (s *Store) EndByModerator(ctx context.Context, id GameID, version int64) (*Session, error) {
-	return s.update(ctx, id, version, func(cur, next *Session, _ game.Position) error {
+	return s.update(ctx, id, version, func(cur, next *Session, _ Board) error {
 		if !cur.Status.Live() {
 			return fmt.Errorf("%w: game %s is %s", ErrNotLive, id, cur.Status)
 		}
@@ -645,7 +660,7 @@ func (s *Store) MarkAssisted(ctx context.Context, id GameID, side game.Mark) (*S
 	var err error
 	for range markAssistedTries {
 		var cur *Session
-		var p game.Position
+		var p Board
 		if cur, p, err = s.gamePosition(ctx, id); err != nil {
 			return nil, err
 		}
@@ -656,7 +671,7 @@ func (s *Store) MarkAssisted(ctx context.Context, id GameID, side game.Mark) (*S
 			return cur, nil
 		}
 		var next *Session
-		next, err = s.updateFrom(ctx, cur, p, func(_, next *Session, _ game.Position) error {
+		next, err = s.updateFrom(ctx, cur, p, func(_, next *Session, _ Board) error {
 			next.Assisted[side-1] = true
 			return nil
 		})
@@ -670,7 +685,7 @@ func (s *Store) MarkAssisted(ctx context.Context, id GameID, side game.Mark) (*S
 // SetMessage records the Discord message that shows game id's board. It
 // changes the version like any change; it does not reset the clock.
 func (s *Store) SetMessage(ctx context.Context, id GameID, version int64, message string) (*Session, error) {
-	return s.update(ctx, id, version, func(_, next *Session, _ game.Position) error {
+	return s.update(ctx, id, version, func(_, next *Session, _ Board) error {
 		next.Message = message
 		return nil
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 )
 
 // GameID names a game session. It is "<channel>.<suffix>": the Discord
@@ -197,8 +198,12 @@ type Session struct {
 	// Start is an optional starting position in position notation (an AI
 	// game from a position, an X-O-X opening); empty means the empty board.
 	Start string
-	// Moves are the cells played from Start, in order.
+	// Moves are the cells played from Start, in order, on the boards game
+	// plays (up to 8x8).
 	Moves []game.Cell
+	// WideMoves are the cells played on a wide board (rules past game's,
+	// see Board), in order from the empty board; Moves is empty then.
+	WideMoves []wide.Cell
 	// Guild is the Discord guild (server) ID; empty in direct messages.
 	Guild string
 	// Message is the Discord message that shows the board.
@@ -245,32 +250,70 @@ func (s *Session) Channel() string { return s.ID.Channel() }
 // Position replays the moves from the start position and returns the
 // board now. A session the Store returned always replays (loading checks
 // it, and a record that does not is ErrCorrupt); for one built or changed
-// by hand, bad rules, start or moves fail with ErrInvalid.
-func (s *Session) Position() (game.Position, error) { return s.positionWith(game.ParseRules) }
+// by hand, bad rules, start or moves fail with ErrInvalid. A game on a
+// wide board (see Board) has no game.Position: ErrInvalid.
+func (s *Session) Position() (game.Position, error) {
+	b, err := s.boardWith(game.ParseRules)
+	if err == nil && b.IsWide() {
+		err = fmt.Errorf("%w: game %s is on a %s board, past game's 8x8", ErrInvalid, s.ID, s.Rules)
+	}
+	return b.Small(), err
+}
 
-// positionWith is Position with the rules parsed by parse (a Store's cache).
-func (s *Session) positionWith(parse func(string) (game.Rules, error)) (game.Position, error) {
+// Board replays the game on either engine (see Board), with Position's
+// errors.
+func (s *Session) Board() (Board, error) { return s.boardWith(game.ParseRules) }
+
+// Ply returns the number of moves played from the start position, on
+// either engine.
+func (s *Session) Ply() int { return len(s.Moves) + len(s.WideMoves) }
+
+// boardWith is Board with game's rules parsed by parse (a Store's cache).
+func (s *Session) boardWith(parse func(string) (game.Rules, error)) (Board, error) {
 	r, err := parse(s.Rules)
 	if err != nil {
-		return game.Position{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		w, werr := wide.ParseRules(s.Rules)
+		if werr != nil {
+			return Board{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return s.wideBoard(w)
+	}
+	if len(s.WideMoves) > 0 {
+		return Board{}, fmt.Errorf("%w: wide-board moves in a %s game", ErrInvalid, s.Rules)
 	}
 	p := game.NewPosition(r)
 	if s.Start != "" {
 		if p, err = game.ParsePosition(r, s.Start); err != nil {
-			return game.Position{}, fmt.Errorf("%w: start position: %w", ErrInvalid, err)
+			return Board{}, fmt.Errorf("%w: start position: %w", ErrInvalid, err)
 		}
 	}
 	for i, c := range s.Moves {
 		if p, err = p.Play(c); err != nil {
-			return game.Position{}, fmt.Errorf("%w: move %d: %w", ErrInvalid, i+1, err)
+			return Board{}, fmt.Errorf("%w: move %d: %w", ErrInvalid, i+1, err)
 		}
 	}
-	return p, nil
+	return Board{small: p}, nil
+}
+
+// wideBoard replays a game on a wide board: it starts from the empty
+// board (wide games have no start positions) and its moves are WideMoves.
+func (s *Session) wideBoard(r wide.Rules) (Board, error) {
+	if s.Start != "" || len(s.Moves) > 0 {
+		return Board{}, fmt.Errorf("%w: a %s game has a start position or small-board moves", ErrInvalid, s.Rules)
+	}
+	p := wide.NewPosition(r)
+	for i, c := range s.WideMoves {
+		var err error
+		if p, err = p.Play(c); err != nil {
+			return Board{}, fmt.Errorf("%w: move %d: %w", ErrInvalid, i+1, err)
+		}
+	}
+	return Board{wide: p, isWide: true}, nil
 }
 
 // ToMove returns the side whose turn it is (from the replayed position).
 func (s *Session) ToMove() (game.Mark, error) {
-	p, err := s.Position()
+	p, err := s.Board()
 	if err != nil {
 		return game.Empty, err
 	}
@@ -319,6 +362,7 @@ func (s *Session) humans() []string {
 func (s *Session) clone() *Session {
 	c := *s
 	c.Moves = append([]game.Cell(nil), s.Moves...)
+	c.WideMoves = append([]wide.Cell(nil), s.WideMoves...)
 	return &c
 }
 
@@ -373,11 +417,11 @@ func (s *Session) encode() ([]byte, error) {
 		r.Players[i] = sessionSeat{User: p.User, Level: p.AI.Level, Seed: p.AI.Seed, Depth: p.AI.Depth,
 			Iterations: p.AI.Iterations, Budget: int64(p.AI.Budget), Exploration: p.AI.Exploration}
 	}
-	if len(s.Moves) > 0 {
-		r.Moves = make([]int, len(s.Moves))
-		for i, c := range s.Moves {
-			r.Moves[i] = int(c)
-		}
+	for _, c := range s.Moves {
+		r.Moves = append(r.Moves, int(c))
+	}
+	for _, c := range s.WideMoves { // a wide game's moves: its rules tell them apart
+		r.Moves = append(r.Moves, int(c))
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -402,13 +446,14 @@ func assistedBits(a [2]bool) uint8 {
 // the status and the data. Anything that does not decode, or a game that
 // does not replay, is ErrCorrupt.
 func decodeSession(id GameID, version, status string, data []byte) (*Session, error) {
-	s, _, err := decodeSessionPosition(id, version, status, data, game.ParseRules)
+	s, _, err := decodeSessionBoard(id, version, status, data, game.ParseRules)
 	return s, err
 }
 
-// decodeSessionPosition is decodeSession that also returns the replayed
-// position, so a move does not replay the game twice; parse parses the rules.
-func decodeSessionPosition(id GameID, version, status string, data []byte, parse func(string) (game.Rules, error)) (*Session, game.Position, error) {
+// decodeSessionBoard is decodeSession that also returns the replayed
+// board, so a move does not replay the game twice; parse parses game's
+// rules.
+func decodeSessionBoard(id GameID, version, status string, data []byte, parse func(string) (game.Rules, error)) (*Session, Board, error) {
 	corrupt := func(what string, err error) error {
 		if err != nil {
 			return fmt.Errorf("%w: game %s: %s: %v", ErrCorrupt, id, what, err)
@@ -417,15 +462,15 @@ func decodeSessionPosition(id GameID, version, status string, data []byte, parse
 	}
 	v, err := strconv.ParseInt(version, 10, 64)
 	if err != nil || v < 1 {
-		return nil, game.Position{}, corrupt("version "+strconv.Quote(version), nil)
+		return nil, Board{}, corrupt("version "+strconv.Quote(version), nil)
 	}
 	st, err := strconv.Atoi(status)
 	if err != nil || !Status(st).Live() && Status(st) != StatusFinished && Status(st) != StatusExpired {
-		return nil, game.Position{}, corrupt("status "+strconv.Quote(status), nil)
+		return nil, Board{}, corrupt("status "+strconv.Quote(status), nil)
 	}
 	var r sessionRecord
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, game.Position{}, corrupt("data", err)
+		return nil, Board{}, corrupt("data", err)
 	}
 	s := &Session{
 		ID: id, Rules: r.Rules, Challenger: game.Mark(r.Challenger), Start: r.Start, Guild: r.Guild, Message: r.Message,
@@ -441,21 +486,23 @@ func decodeSessionPosition(id GameID, version, status string, data []byte, parse
 		s.Players[i] = Seat{User: p.User, AI: AI{Level: p.Level, Seed: p.Seed, Depth: p.Depth,
 			Iterations: p.Iterations, Budget: time.Duration(p.Budget), Exploration: p.Exploration}}
 	}
-	if len(r.Moves) > 0 {
-		s.Moves = make([]game.Cell, len(r.Moves))
-		for i, c := range r.Moves {
-			if c < 0 || c > 63 {
-				return nil, game.Position{}, corrupt("move "+strconv.Itoa(c)+" off any board", nil)
-			}
-			s.Moves[i] = game.Cell(c)
+	_, smallErr := parse(r.Rules)
+	for _, c := range r.Moves {
+		switch {
+		case smallErr == nil && c >= 0 && c <= 63:
+			s.Moves = append(s.Moves, game.Cell(c))
+		case smallErr != nil && c >= 0 && c <= 255:
+			s.WideMoves = append(s.WideMoves, wide.Cell(c))
+		default:
+			return nil, Board{}, corrupt("move "+strconv.Itoa(c)+" off any board", nil)
 		}
 	}
 	if s.Challenger > game.O || s.Result > game.Draw || s.End > ByExpiry || r.Assisted > 3 {
-		return nil, game.Position{}, corrupt("challenger, result, end or assisted sides out of range", nil)
+		return nil, Board{}, corrupt("challenger, result, end or assisted sides out of range", nil)
 	}
-	p, err := s.positionWith(parse)
+	p, err := s.boardWith(parse)
 	if err != nil {
-		return nil, game.Position{}, corrupt("replay", err)
+		return nil, Board{}, corrupt("replay", err)
 	}
 	return s, p, nil
 }
@@ -468,26 +515,26 @@ func (s *Store) Game(ctx context.Context, id GameID) (*Session, error) {
 }
 
 // gamePosition is Game that also returns the replayed position.
-func (s *Store) gamePosition(ctx context.Context, id GameID) (*Session, game.Position, error) {
+func (s *Store) gamePosition(ctx context.Context, id GameID) (*Session, Board, error) {
 	ch, suf, err := id.split()
 	if err != nil {
-		return nil, game.Position{}, err
+		return nil, Board{}, err
 	}
 	cmd := redis.NewSliceCmd(ctx, "hmget", s.keys.game(ch, suf), "v", "s", "d")
 	if err := s.batch.do(ctx, cmd); err != nil { // cmd is not ours to read then
-		return nil, game.Position{}, fmt.Errorf("persistence: load game %s: %w", id, err)
+		return nil, Board{}, fmt.Errorf("persistence: load game %s: %w", id, err)
 	}
 	vals := cmd.Val()
 	if len(vals) != 3 || vals[0] == nil && vals[1] == nil && vals[2] == nil {
-		return nil, game.Position{}, fmt.Errorf("%w: game %s", ErrNotFound, id)
+		return nil, Board{}, fmt.Errorf("%w: game %s", ErrNotFound, id)
 	}
 	v, ok1 := vals[0].(string)
 	st, ok2 := vals[1].(string)
 	d, ok3 := vals[2].(string)
 	if !ok1 || !ok2 || !ok3 {
-		return nil, game.Position{}, fmt.Errorf("%w: game %s: missing fields", ErrCorrupt, id)
+		return nil, Board{}, fmt.Errorf("%w: game %s: missing fields", ErrCorrupt, id)
 	}
-	g, p, err := decodeSessionPosition(id, v, st, []byte(d), s.rules.parse)
+	g, p, err := decodeSessionBoard(id, v, st, []byte(d), s.rules.parse)
 	if err == nil {
 		s.sessions.put(g)
 	}
@@ -495,7 +542,7 @@ func (s *Store) gamePosition(ctx context.Context, id GameID) (*Session, game.Pos
 }
 
 // position is g.Position with the Store's parsed rules.
-func (s *Store) position(g *Session) (game.Position, error) { return g.positionWith(s.rules.parse) }
+func (s *Store) position(g *Session) (Board, error) { return g.boardWith(s.rules.parse) }
 
 // sessionIsNil reports the client's "no such key" reply, which never leaves the
 // package.

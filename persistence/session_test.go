@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/internal/golden"
 )
 
@@ -163,6 +164,35 @@ func TestSessionRecordGolden(t *testing.T) {
 	for i, line := range bytes.Split(bytes.TrimSpace(want), []byte("\n")) {
 		if _, err := decodeSession("1.x", "1", "2", line); err != nil {
 			t.Errorf("golden line %d no longer decodes: %v", i+1, err)
+		}
+	}
+}
+
+func TestWideSessionRecord(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	s := Session{ID: "111.w", Rules: "15x15k5e", Players: [2]Seat{{User: "1"}, {AI: AI{Level: "minimax", Budget: time.Second}}},
+		WideMoves: []wide.Cell{wide.NewCell(7, 7), wide.NewCell(14, 14), wide.NewCell(0, 0)}, Created: at, Updated: at, Status: StatusActive, Version: 4}
+	data, err := s.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeSession(s.ID, "4", "2", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Version, got.Status = s.Version, s.Status
+	if !reflect.DeepEqual(*got, s) {
+		t.Errorf("round trip:\n got %+v\nwant %+v\ndata %s", *got, s, data)
+	}
+	for _, bad := range []string{
+		`{"r":"15x15k5","p":[{},{}],"m":[15],"c":1,"u":1}`,           // column 15 is off the board
+		`{"r":"15x15k5","p":[{},{}],"m":[256],"c":1,"u":1}`,          // no cell
+		`{"r":"15x15k5","p":[{},{}],"m":[119,119],"c":1,"u":1}`,      // played twice
+		`{"r":"15x15k5","st":"X","p":[{},{}],"m":[119],"c":1,"u":1}`, // wide games have no start position
+		`{"r":"16x16k5","p":[{},{}],"c":1,"u":1}`,                    // no engine plays it
+	} {
+		if _, err := decodeSession("1.a", "1", "2", []byte(bad)); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", bad, err)
 		}
 	}
 }

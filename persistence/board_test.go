@@ -1,0 +1,83 @@
+package persistence_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// TestWideGame plays a 15x15 game (gomoku, past game's 8x8) through the
+// store to a win of five: moves by row and column on either engine, turns
+// and occupied cells refused, the game reloaded from Redis equal to the
+// one played, and its clock lost on time like a small board's.
+func TestWideGame(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	g, err := e.store.CreateGame(ctx, "500", persistence.Session{Rules: "15x15k5", Players: [2]persistence.Seat{{User: "x"}, {User: "o"}}, Guild: "g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Position(); !errors.Is(err, persistence.ErrInvalid) {
+		t.Errorf("Position of a wide game: err = %v, want ErrInvalid", err)
+	}
+	// X plays h8..l8 (row 7, columns 7-11); O plays row 0.
+	for i := range 5 {
+		if g, err = e.store.PlayAt(ctx, g, "x", 7, 7+i); err != nil {
+			t.Fatalf("X's move %d: %v", i+1, err)
+		}
+		if i == 4 {
+			break
+		}
+		if _, err := e.store.PlayAt(ctx, g, "x", 0, i); !errors.Is(err, persistence.ErrNotYourTurn) {
+			t.Fatalf("X out of turn: err = %v, want ErrNotYourTurn", err)
+		}
+		if _, err := e.store.PlayAt(ctx, g, "o", 7, 7); !errors.Is(err, game.ErrCellTaken) || !errors.Is(err, persistence.ErrInvalid) {
+			t.Fatalf("O on X's cell: err = %v, want ErrInvalid and game.ErrCellTaken", err)
+		}
+		if _, err := e.store.PlayAt(ctx, g, "o", 15, 0); !errors.Is(err, game.ErrBadCell) {
+			t.Fatalf("O off the board: err = %v, want game.ErrBadCell", err)
+		}
+		if g, err = e.store.PlayAt(ctx, g, "o", 0, i); err != nil {
+			t.Fatalf("O's move %d: %v", i+1, err)
+		}
+	}
+	if g.Status != persistence.StatusFinished || g.Result != game.XWins || g.End != persistence.ByWin {
+		t.Fatalf("after five in a row: status %v result %v end %v, want finished, X wins by a line", g.Status, g.Result, g.End)
+	}
+	if len(g.Moves) != 0 || len(g.WideMoves) != 9 || g.Ply() != 9 {
+		t.Errorf("moves %v, wide moves %v, ply %d; want 9 wide moves", g.Moves, g.WideMoves, g.Ply())
+	}
+	loaded, err := e.store.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loaded.Board()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.IsWide() || b.Rows() != 15 || b.At(7, 11) != game.X || b.At(0, 3) != game.O || b.Result() != game.XWins || len(b.WinCells()) != 5 {
+		t.Errorf("reloaded board: wide %v, %dx%d, l8 %v, d1 %v, result %v, win %v", b.IsWide(), b.Rows(), b.Cols(), b.At(7, 11), b.At(0, 3), b.Result(), b.WinCells())
+	}
+	if loaded.Version != g.Version || len(loaded.WideMoves) != 9 {
+		t.Errorf("reloaded version %d moves %v, want %d and 9 moves", loaded.Version, loaded.WideMoves, g.Version)
+	}
+
+	// A clock on a wide board: the side to move loses on time.
+	c, err := e.store.CreateGame(ctx, "501", persistence.Session{Rules: "9x9k5e", Players: [2]persistence.Seat{{User: "x"}, {User: "o"}}, TurnTime: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err = e.store.PlayAt(ctx, c, "x", 4, 4); err != nil {
+		t.Fatal(err)
+	}
+	e.clk.Advance(2 * time.Minute)
+	if _, err = e.store.PlayAt(ctx, c, "o", 3, 3); !errors.Is(err, persistence.ErrTimedOut) {
+		t.Fatalf("O's move after the deadline: err = %v, want ErrTimedOut", err)
+	}
+	if c, err = e.store.Game(ctx, c.ID); err != nil || c.Result != game.XWins || c.End != persistence.ByTimeout {
+		t.Fatalf("after the deadline: %+v, %v; want X wins on time", c, err)
+	}
+}

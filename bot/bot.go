@@ -242,7 +242,7 @@ func (b *Bot) Commands() []*discordgo.ApplicationCommand {
 }
 
 // Register replaces the application's commands in guildID (or globally for
-// ""), so Discord offers /ttt and /ttt-admin.
+// ""), so Discord offers /ttt, /ttt-tournament and /ttt-admin.
 func (b *Bot) Register(ctx context.Context, guildID string) error {
 	if _, err := b.dc.ApplicationCommandBulkOverwrite(b.appID, guildID, b.Commands(), discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("bot: register commands in guild %q: %w", guildID, err)

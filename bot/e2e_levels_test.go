@@ -19,7 +19,7 @@ import (
 )
 
 // TestE2ENetworkLevels: a network level on a board without a network is
-// refused by /ttt vs-ai, /ttt ai-duel and /ttt tournament add-ai with a
+// refused by /ttt vs-ai, /ttt ai-duel and /ttt-tournament add-ai with a
 // private answer, in the reader's language, that lists the boards where
 // it plays, and nothing is posted or signed up. The boards are the live
 // set's: a version published to the model registry adds its board at

@@ -95,15 +95,16 @@ var transports = []transport{
 	}},
 }
 
-// wantCommands checks that /ttt and /ttt-admin were registered.
+// wantCommands checks that /ttt, /ttt-admin and /ttt-tournament were
+// registered.
 func wantCommands(t *testing.T, e *e2e) {
 	t.Helper()
 	var names []string
 	for _, c := range e.srv.Commands(e2eGuild) {
 		names = append(names, c.Name)
 	}
-	if strings.Join(names, ",") != "ttt,ttt-admin" {
-		t.Fatalf("registered commands %v, want ttt and ttt-admin", names)
+	if strings.Join(names, ",") != "ttt,ttt-admin,ttt-tournament" {
+		t.Fatalf("registered commands %v, want ttt, ttt-admin and ttt-tournament", names)
 	}
 }
 

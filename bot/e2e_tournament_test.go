@@ -25,11 +25,24 @@ import (
 	"github.com/tttbot/ttt-bot/persistence/redistest"
 )
 
-// tournamentCmd runs /ttt tournament <sub> as user (with perms).
+// tournamentCmd runs /ttt-tournament <sub> as user (with perms).
 func (e *e2e) tournamentCmd(user string, perms int64, sub string, opts ...fakediscord.Option) fakediscord.Response {
 	e.t.Helper()
 	a := actor(user)
 	a.Permissions = perms
+	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: command.TournamentName,
+		Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}})
+	if err != nil {
+		e.t.Fatalf("/ttt-tournament %s: %v", sub, err)
+	}
+	return e.wait(d)
+}
+
+// staleTournamentCmd runs /ttt tournament <sub>, the path before the group
+// became /ttt-tournament, as a client whose cached list of commands is
+// stale still sends it: as a (with a's locale).
+func (e *e2e) staleTournamentCmd(a fakediscord.Actor, sub string, opts ...fakediscord.Option) fakediscord.Response {
+	e.t.Helper()
 	d, err := e.srv.Command(e.ctx, fakediscord.CommandSpec{Actor: a, Name: command.Name,
 		Options: []fakediscord.Option{{Name: command.SubTournament, Type: discordgo.ApplicationCommandOptionSubCommandGroup,
 			Options: []fakediscord.Option{{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: opts}}}}})
@@ -37,6 +50,43 @@ func (e *e2e) tournamentCmd(user string, perms int64, sub string, opts ...fakedi
 		e.t.Fatalf("/ttt tournament %s: %v", sub, err)
 	}
 	return e.wait(d)
+}
+
+// TestE2ETournamentMoved: a client with a stale list of commands still
+// sends /ttt tournament <sub>, the old path of /ttt-tournament <sub>. It
+// gets a private answer naming the new command, in the user's language
+// and with the subcommand's name as their client shows it, not "unknown
+// command"; and nothing is done, whatever the options.
+func TestE2ETournamentMoved(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, bot.Options{RateBurst: -1, ChallengeCooldown: -1})
+	subs := []string{command.TournamentCreate, command.TournamentStart, command.TournamentStatus, command.TournamentStandings,
+		command.TournamentLeave, command.TournamentCancel, command.TournamentAddAI}
+	for _, loc := range []discordgo.Locale{i18n.DefaultLocale, discordgo.German, discordgo.Japanese} {
+		for _, sub := range subs {
+			a := actor(alice)
+			a.Permissions, a.Locale = moderatorPerms, string(loc)
+			var opts []fakediscord.Option
+			if sub == command.TournamentCreate {
+				opts = []fakediscord.Option{{Name: "name", Value: "Stale Cup"}, {Name: "format", Value: "swiss"}}
+			}
+			r := e.staleTournamentCmd(a, sub, opts...)
+			want := e.cat.Text(loc, render.KeyCommandMoved, "command", "/"+command.TournamentName+" "+e.cat.Text(loc, "cmd."+sub+".name"))
+			if !r.Message.Ephemeral || r.Message.Content != want {
+				t.Errorf("%s /ttt tournament %s answered ephemeral %v %q, want an ephemeral %q", string(loc), sub, r.Message.Ephemeral, r.Message.Content, want)
+			}
+		}
+	}
+	if ts, err := e.store.GuildTournaments(e.ctx, e2eGuild); err != nil || len(ts) != 0 {
+		t.Fatalf("the old path did something: tournaments %v, %v", ts, err)
+	}
+	// The new path does what the old one did.
+	r := e.tournamentCmd(alice, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "New Cup"},
+		fakediscord.Option{Name: "format", Value: "swiss"})
+	e.signup("New Cup")
+	if !r.Message.Ephemeral || !strings.Contains(r.Message.Content, "**New Cup** is created") {
+		t.Fatalf("/ttt-tournament create answered %q", r.Message.Content)
+	}
 }
 
 // wantUserText checks that r is an ephemeral answer with key's text.
@@ -637,7 +687,7 @@ func TestE2ETournamentBusyPlayer(t *testing.T) {
 // TestE2ETournamentCreateAnswer: the moderator who creates a tournament is
 // told that it was created, where its sign-up message is (a link to it)
 // and how it starts: at its start time, shown as a Discord timestamp, or
-// when a moderator runs /ttt tournament start.
+// when a moderator runs /ttt-tournament start.
 func TestE2ETournamentCreateAnswer(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
@@ -647,7 +697,7 @@ func TestE2ETournamentCreateAnswer(t *testing.T) {
 		name, start string
 		want        string
 	}{
-		{"Friday Cup", "", "/ttt tournament start"},
+		{"Friday Cup", "", "/ttt-tournament start"},
 		{"Timed Cup", "2h", "<t:" + itoa(clk.Now().Add(2*time.Hour).Unix()) + ":F>"},
 	} {
 		opts := []fakediscord.Option{{Name: "name", Value: tc.name}, {Name: "format", Value: "swiss"}}

@@ -226,8 +226,9 @@ func checkLengths(t *testing.T, c *i18n.Catalog, loc discordgo.Locale) {
 	}
 }
 
-// commandMention matches a subcommand named in a text: "/ttt replay".
-var commandMention = regexp.MustCompile("/ttt(?:-admin)? ([^\\s`.,;:!?()\"“”«»「」。、]+)")
+// commandMention matches a subcommand named in a text: "/ttt replay",
+// "/ttt-tournament start" (any /ttt-<family> command).
+var commandMention = regexp.MustCompile("/ttt(?:-[a-z]+)? ([^\\s`.,;:!?()\"“”«»「」。、]+)")
 
 // checkMentions: the subcommands a text names are the ones the English
 // text names, each by the locale's own name for it, so that what the text
@@ -329,9 +330,9 @@ var latinAllowed = map[string]string{
 
 // latinSkip matches what a text may write in Latin letters in any script:
 // code spans, placeholders, Discord markup (<#1>, <@1>, <t:1:R>), the
-// command names /ttt and /ttt-admin, and the command line the review
-// names (bot play -position).
-var latinSkip = regexp.MustCompile("`[^`]*`|\\{[a-z_]+\\}|<[^<>]*>|/ttt(?:-admin)?|\\bbot play -position")
+// command names /ttt, /ttt-admin and /ttt-tournament (which are never
+// translated), and the command line the review names (bot play -position).
+var latinSkip = regexp.MustCompile("`[^`]*`|\\{[a-z_]+\\}|<[^<>]*>|/ttt(?:-[a-z]+)?|\\bbot play -position")
 
 // latinToken matches a run of Latin letters and digits, hyphens inside;
 // one with three letters in a row is a word.
@@ -442,6 +443,7 @@ func TestCatalogCheckWords(t *testing.T) {
 		{discordgo.Thai, "วางใน `bot play -position`", nil},
 		{discordgo.Korean, "/ttt 컴퓨터대전 명령어의 국면 옵션이나 bot play -position에 붙여 넣으세요.", nil},
 		{discordgo.Hindi, "`/ttt-admin पुनः-प्रशिक्षण` को `बलपूर्वक:True` के साथ", nil},
+		{discordgo.Russian, "командой /ttt-tournament начать", nil},
 		{discordgo.Japanese, "`{rank}.` {player} · Buchholz {buchholz} · Sonneborn-Berger {sb}", nil},
 		{discordgo.Ukrainian, "X-O-X (4x3): O-X-O, <t:1796148000:R>, <#123>, Discord ID, MCTS, 5x5k4", nil},
 	}

@@ -13,13 +13,16 @@ import (
 // How an interaction finds its handler: a table of routes, not switches.
 //
 // A slash command is routed by its path: "ttt/vs-ai", "ttt-admin/set",
-// "ttt/tournament/create". Package bot/command reads the command's
+// "ttt-tournament/create". Package bot/command reads the command's
 // options into its typed request (command.Parse), and its route hands the
-// request to the handler. A button or menu is routed by its custom ID's
-// action. Each feature registers its routes in its own file (an init
-// function next to its handlers), so a new command is its definition,
-// request and parser in bot/command, one registration here, its catalog
-// keys and its goldens.
+// request to the handler. A command that moved keeps a route at its old
+// path (routeMoved): Discord's clients cache the list of commands, and a
+// stale one still sends the old path, which is answered privately with the
+// new one rather than "unknown command". A button or menu is routed by its
+// custom ID's action. Each feature registers its routes in its own file
+// (an init function next to its handlers), so a new command is its
+// definition, request and parser in bot/command, one registration here,
+// its catalog keys and its goldens.
 // Cross-cutting rules that wrap whole routes are middleware: moderatorOnly
 // (/ttt-admin), playable (the server's channels, role and games limits,
 // for the commands that start a game). The rules every interaction passes
@@ -36,6 +39,9 @@ type middleware func(handler) handler
 // commandRoute is a command path's handler.
 type commandRoute struct {
 	handle handler
+	// movedTo is, for the old path of a command that moved, its path
+	// now; the route only says so.
+	movedTo string
 }
 
 // componentRoute is a custom-ID action's handler.
@@ -68,6 +74,19 @@ func routeCommand[R command.Request](path string, handle func(b *Bot, ctx contex
 		h = mw[i](h)
 	}
 	addCommandRoute(path, commandRoute{handle: h})
+}
+
+// routeMoved registers the redirect of from, the old path of a command
+// that moved (command.Moved says where): its route answers privately with
+// the new path. A path that did not move is a programming error.
+func routeMoved(from string) {
+	to, ok := command.Moved()[from]
+	if !ok {
+		panic("bot: command " + from + " did not move")
+	}
+	addCommandRoute(from, commandRoute{movedTo: to, handle: func(b *Bot, ctx context.Context, c *call, _ command.Request) error {
+		return b.respond(ctx, c, respMessage, b.render.Moved(c.loc, to))
+	}})
 }
 
 // addCommandRoute adds a route to the table.

@@ -13,7 +13,9 @@ import (
 // TestRoutesCoverCommands checks the route table and command.Parse's
 // parsers against the commands the bot registers with Discord: every
 // subcommand (and every subcommand of a group) has a route and a parser,
-// and every route and parser is a registered subcommand.
+// and every route and parser is a registered subcommand, but for the
+// redirects of commands that moved: each old path of command.Moved has a
+// redirect to its registered new path, and is itself no longer registered.
 func TestRoutesCoverCommands(t *testing.T) {
 	var paths []string
 	for _, cmd := range command.Commands(testCatalog(t), []string{"random", "easy", "minimax", "mcts", "perfect"}) {
@@ -33,9 +35,26 @@ func TestRoutesCoverCommands(t *testing.T) {
 			t.Errorf("command %s has no route", p)
 		}
 	}
-	for p := range commandRoutes {
-		if !slices.Contains(paths, p) {
+	moved := command.Moved()
+	for p, r := range commandRoutes {
+		switch {
+		case r.movedTo != "":
+			if slices.Contains(paths, p) {
+				t.Errorf("route %s redirects to %s, but %s is still a registered command", p, r.movedTo, p)
+			}
+			if !slices.Contains(paths, r.movedTo) {
+				t.Errorf("route %s redirects to %s, which is no registered command", p, r.movedTo)
+			}
+			if moved[p] != r.movedTo {
+				t.Errorf("route %s redirects to %s; command.Moved says %q", p, r.movedTo, moved[p])
+			}
+		case !slices.Contains(paths, p):
 			t.Errorf("route %s is no registered command", p)
+		}
+	}
+	for from, to := range moved {
+		if r, ok := commandRoutes[from]; !ok || r.movedTo != to {
+			t.Errorf("command %s moved to %s, but has no redirect", from, to)
 		}
 	}
 	// Every command Discord sends has a parser, and every parser a command.

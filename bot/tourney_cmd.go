@@ -19,16 +19,18 @@ import (
 	"github.com/tttbot/ttt-bot/tournament"
 )
 
-// The routes of /ttt tournament's subcommands and of the sign-up's
-// buttons (see routes.go).
+// The routes of /ttt-tournament's subcommands, of their old paths under
+// /ttt tournament (a redirect), and of the sign-up's buttons (see
+// routes.go).
 func init() {
 	for _, sub := range []string{command.TournamentCreate, command.TournamentStart, command.TournamentStatus, command.TournamentStandings, command.TournamentLeave, command.TournamentCancel, command.TournamentAddAI} {
-		routeCommand(command.Path(command.Name, command.SubTournament, sub), (*Bot).tournamentCommand)
+		routeCommand(command.Path(command.TournamentName, sub), (*Bot).tournamentCommand)
+		routeMoved(command.Path(command.Name, command.SubTournament, sub))
 	}
 	routeComponent(true, (*Bot).clickTournament, customid.ActionTournament)
 }
 
-// tournamentCommand handles /ttt tournament <sub>. Tournaments live in a
+// tournamentCommand handles /ttt-tournament <sub>. Tournaments live in a
 // server; creating one, starting, cancelling and signing a computer up
 // take its creator or a moderator (Manage Server, or a moderator role).
 func (b *Bot) tournamentCommand(ctx context.Context, c *call, r command.TournamentRequest) error {
@@ -155,7 +157,7 @@ func newTournamentID() string {
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))[:12]
 }
 
-// createTournament handles /ttt tournament create: the record, then its
+// createTournament handles /ttt-tournament create: the record, then its
 // sign-up message in the channel (whose ID the record keeps, so that
 // joins and the start edit it), then a private answer that links to the
 // sign-up and says how the tournament starts.
@@ -244,7 +246,7 @@ func (b *Bot) clickTournament(ctx context.Context, c *call, id customid.ID) erro
 	return b.respond(ctx, c, respUpdate, d)
 }
 
-// standingsCommand answers /ttt tournament standings: a Swiss or
+// standingsCommand answers /ttt-tournament standings: a Swiss or
 // round-robin's standings, an elimination's bracket picture.
 func (b *Bot) standingsCommand(ctx context.Context, c *call, t *persistence.Tournament) error {
 	if t.Status == persistence.TournamentSignup || t.Status == persistence.TournamentCancelled {

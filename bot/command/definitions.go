@@ -14,6 +14,10 @@ const (
 	Name = "ttt"
 	// AdminName is the moderator command, /ttt-admin.
 	AdminName = "ttt-admin"
+	// TournamentName is the tournament command, /ttt-tournament. Its
+	// subcommands were /ttt's tournament group, whose old paths answer
+	// with a redirect (Moved).
+	TournamentName = "ttt-tournament"
 )
 
 // Subcommand names of /ttt and /ttt-admin.
@@ -41,11 +45,12 @@ const (
 	SubSet         = "set"
 	SubLog         = "log"
 	SubForgetGuild = "forget-server"
-	// SubTournament is /ttt's group of tournament subcommands.
+	// SubTournament was /ttt's group of tournament subcommands, now
+	// /ttt-tournament: only its old paths use it (Moved).
 	SubTournament = "tournament"
 )
 
-// The subcommands of /ttt tournament.
+// The subcommands of /ttt-tournament.
 const (
 	TournamentCreate    = "create"
 	TournamentStart     = "start"
@@ -121,17 +126,22 @@ func Levels() []string {
 }
 
 // Commands returns the application-command definitions to register: /ttt
-// with its subcommands and /ttt-admin, restricted by default to members
-// who can manage the server and to servers. Names, descriptions and choice
-// names carry the catalog's localisations. levels are the AI level names
-// to offer (at most 25; pass ai.Registry.Names() or Levels()).
+// with its subcommands, /ttt-tournament, and /ttt-admin, restricted by
+// default to members who can manage the server and to servers. Names,
+// descriptions and choice names carry the catalog's localisations. levels
+// are the AI level names to offer (at most 25; pass ai.Registry.Names() or
+// Levels()).
+//
+// Each command is held to Discord's 8,000 characters (CheckCommands), so
+// a new family of subcommands gets its own top-level command, as
+// tournaments did, rather than shorter descriptions everywhere.
 func Commands(cat *i18n.Catalog, levels []string) []*discordgo.ApplicationCommand {
 	b := cmdBuilder{cat: cat, levels: levels}
-	return []*discordgo.ApplicationCommand{b.playerCommand(), b.adminCommand()}
+	return []*discordgo.ApplicationCommand{b.playerCommand(), b.adminCommand(), b.tournamentCommand()}
 }
 
-// playerCommand builds /ttt: the games, the statistics, the privacy
-// commands and the tournament group.
+// playerCommand builds /ttt: the games, the statistics and the privacy
+// commands.
 func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
 	return &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
@@ -173,25 +183,32 @@ func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
 			b.sub(SubPrivacy),
 			b.sub(SubForgetMe),
 			b.sub(SubHelp),
-			b.tournamentGroup(),
 		},
 	}
 }
 
-// tournamentGroup builds /ttt tournament and its subcommands.
-func (b cmdBuilder) tournamentGroup() *discordgo.ApplicationCommandOption {
-	return b.group(SubTournament,
-		b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), b.formatOption()},
-			b.boardOption(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
-			b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false),
-			b.option(discordgo.ApplicationCommandOptionBoolean, optDouble, false))...),
-		b.sub(TournamentStart, tournamentName(b, optTournament, false)),
-		b.sub(TournamentStatus),
-		b.sub(TournamentStandings, tournamentName(b, optTournament, false)),
-		b.sub(TournamentLeave, tournamentName(b, optTournament, false)),
-		b.sub(TournamentCancel, tournamentName(b, optTournament, false)),
-		b.sub(TournamentAddAI, b.levelOption(optLevel), tournamentName(b, optTournament, false)),
-	)
+// tournamentCommand builds /ttt-tournament and its subcommands. Like /ttt
+// it sets no contexts: it is offered where /ttt is, and the bot answers in
+// a DM that tournaments live in servers.
+func (b cmdBuilder) tournamentCommand() *discordgo.ApplicationCommand {
+	return &discordgo.ApplicationCommand{
+		Type:                     discordgo.ChatApplicationCommand,
+		Name:                     TournamentName,
+		Description:              b.cat.Text(i18n.DefaultLocale, "cmd.ttt-tournament.desc"),
+		DescriptionLocalizations: ptr(b.cat.Localizations("cmd.ttt-tournament.desc")),
+		Options: []*discordgo.ApplicationCommandOption{
+			b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), b.formatOption()},
+				b.boardOption(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
+				b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false),
+				b.option(discordgo.ApplicationCommandOptionBoolean, optDouble, false))...),
+			b.sub(TournamentStart, tournamentName(b, optTournament, false)),
+			b.sub(TournamentStatus),
+			b.sub(TournamentStandings, tournamentName(b, optTournament, false)),
+			b.sub(TournamentLeave, tournamentName(b, optTournament, false)),
+			b.sub(TournamentCancel, tournamentName(b, optTournament, false)),
+			b.sub(TournamentAddAI, b.levelOption(optLevel), tournamentName(b, optTournament, false)),
+		},
+	}
 }
 
 // adminCommand builds /ttt-admin, restricted by default to members who can
@@ -340,13 +357,6 @@ func (b cmdBuilder) sub(name string, opts ...*discordgo.ApplicationCommandOption
 		DescriptionLocalizations: b.cat.Localizations("cmd." + name + ".desc"),
 		Options:                  opts,
 	}
-}
-
-// group is a subcommand group of subs, named by "cmd.<name>" keys.
-func (b cmdBuilder) group(name string, subs ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
-	g := b.sub(name, subs...)
-	g.Type = discordgo.ApplicationCommandOptionSubCommandGroup
-	return g
 }
 
 // text is an optional string option of at most max characters.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,25 @@ func TestCommandNamesCanonical(t *testing.T) {
 	admin := cmds[1]
 	if admin.Name != AdminName || admin.DefaultMemberPermissions == nil || *admin.DefaultMemberPermissions != discordgo.PermissionManageGuild {
 		t.Errorf("/%s: default member permissions %v, want Manage Server", admin.Name, admin.DefaultMemberPermissions)
+	}
+	// /ttt-tournament is offered where /ttt is, to everyone, as its group
+	// was: the bot itself says in a DM that tournaments live in servers.
+	tourney := cmds[2]
+	if tourney.Name != TournamentName || tourney.DefaultMemberPermissions != nil || tourney.Contexts != nil || cmds[0].Contexts != nil {
+		t.Errorf("/%s: default member permissions %v, contexts %v; want none, like /%s", tourney.Name, tourney.DefaultMemberPermissions, tourney.Contexts, Name)
+	}
+	for _, c := range cmds {
+		if c.NameLocalizations != nil {
+			t.Errorf("/%s has localised names: a command's name is never translated", c.Name)
+		}
+		if got, want := c.Description, cat.Text(i18n.DefaultLocale, "cmd."+c.Name+".desc"); got != want {
+			t.Errorf("/%s: description %q, want %q", c.Name, got, want)
+		}
+	}
+	for _, o := range cmds[0].Options {
+		if o.Name == SubTournament {
+			t.Errorf("/%s still has the %s group: it is /%s now", Name, SubTournament, TournamentName)
+		}
 	}
 }
 
@@ -366,6 +386,8 @@ func FuzzParseCommand(f *testing.F) {
 		cmd(f, "ttt", "ai-duel", "x", "easy", "o", "random"),
 		cmd(f, "ttt", "leaderboard", "scope", "global"),
 		cmd(f, "ttt-admin", "retrain", "board", "5x5k4", "force", true),
+		cmd(f, "ttt-tournament", "create", "name", "Cup", "format", "swiss", "rounds", 3, "start", "2h"),
+		cmd(f, "ttt-tournament", "add-ai", "level", "easy", "tournament", "Cup"),
 	}
 	for _, d := range seeds {
 		b, err := json.Marshal(d)
@@ -376,6 +398,7 @@ func FuzzParseCommand(f *testing.F) {
 	}
 	f.Add(`{"name":"ttt","options":[{"name":"vs-ai","type":1,"options":[{"name":"seed","type":4,"value":1e300}]}]}`)
 	f.Add(`{"name":"ttt","options":[null]}`)
+	f.Add(`{"name":"ttt","options":[{"name":"tournament","type":2,"options":[{"name":"create","type":1,"options":[{"name":"name","type":3,"value":"Cup"}]}]}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		var d discordgo.ApplicationCommandInteractionData
 		if json.Unmarshal([]byte(in), &d) != nil {
@@ -448,17 +471,28 @@ func ExampleCommands() {
 		fmt.Println(c.Name, subs)
 	}
 	// Output:
-	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια tournament/τουρνουά]
+	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια]
 	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας settings/ρυθμίσεις set/ορισμός log/αρχείο forget-server/ξέχασε-διακομιστή]
+	// ttt-tournament [create/δημιουργία start/έναρξη status/κατάσταση standings/πίνακας leave/αποχώρηση cancel/ακύρωση add-ai/προσθήκη-υπολογιστή]
 }
 
+// TestCommandSizes logs the size of each of the three commands as
+// Discord counts it (go test ./bot/command/ -run TestCommandSizes -v),
+// and fails a command within 10% of Discord's limit: a new family of
+// subcommands then gets its own top-level command, as tournaments did.
 func TestCommandSizes(t *testing.T) {
 	cat := testCatalog(t)
-	for _, c := range Commands(cat, Levels()) {
+	cmds := Commands(cat, Levels())
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.Name)
 		n := commandSize(c)
 		t.Logf("/%s: %d characters counting each text's longest localisation (limit %d)", c.Name, n, MaxCommandTotalSize)
 		if n > MaxCommandTotalSize*9/10 {
-			t.Errorf("/%s is %d characters, within 10%% of Discord's %d: shorten descriptions before adding more", c.Name, n, MaxCommandTotalSize)
+			t.Errorf("/%s is %d characters, within 10%% of Discord's %d: shorten descriptions, or give the new subcommands a command of their own", c.Name, n, MaxCommandTotalSize)
 		}
+	}
+	if want := []string{Name, AdminName, TournamentName}; !slices.Equal(names, want) {
+		t.Errorf("commands %v, want %v", names, want)
 	}
 }

@@ -152,7 +152,7 @@ type PuzzleRequest struct {
 	Rules game.Rules
 }
 
-// TournamentRequest is one of /ttt tournament's subcommands.
+// TournamentRequest is one of /ttt-tournament's subcommands.
 type TournamentRequest struct {
 	// Action is the subcommand: TournamentCreate, TournamentStart, ...
 	Action string
@@ -201,6 +201,11 @@ type ModelRequest struct {
 // EndGameRequest is /ttt-admin end-game.
 type EndGameRequest struct{}
 
+// MovedRequest is the old path of a command that moved (Moved), sent by a
+// client whose list of commands is stale: From is that path, To the
+// command's path now.
+type MovedRequest struct{ From, To string }
+
 func (ChallengeRequest) request()    {}
 func (VsAIRequest) request()         {}
 func (AIDuelRequest) request()       {}
@@ -223,3 +228,4 @@ func (SettingsRequest) request()     {}
 func (SetRequest) request()          {}
 func (LogRequest) request()          {}
 func (ForgetServerRequest) request() {}
+func (MovedRequest) request()        {}

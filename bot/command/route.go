@@ -1,6 +1,7 @@
 package command
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -11,11 +12,12 @@ import (
 )
 
 // A command is known by its path: "ttt/vs-ai", "ttt-admin/set",
-// "ttt/tournament/create" (Path). parsers holds each path's parser, which
+// "ttt-tournament/create" (Path). parsers holds each path's parser, which
 // reads the command's options into its Request; package bot routes the
 // Request by the same path to its handler. A new command is its
 // definition (definitions.go), its Request (requests.go) and one row here,
-// plus its route in bot.
+// plus its route in bot. A command that moves keeps its old path in moved,
+// so that a client with a stale list of commands is told where it went.
 
 // Input is what a path's parser reads: the subcommand's options, the
 // command's resolved users, the caller's context, and the subcommand
@@ -28,11 +30,11 @@ type Input struct {
 }
 
 // Path is the path of a command and its subcommand ("ttt/vs-ai"), or of a
-// command, group and subcommand ("ttt/tournament/create").
+// command, group and subcommand (the old "ttt/tournament/create").
 func Path(parts ...string) string { return strings.Join(parts, "/") }
 
 // parsers are the commands' parsers by path. A subcommand group's parser
-// (a path of three parts) reads in.sub itself; the others get in.o.
+// (a path of three parts) would read in.sub itself; the others get in.o.
 var parsers = map[string]func(in Input) (Request, error){
 	Path(Name, SubChallenge):   func(in Input) (Request, error) { return parseChallenge(in.o, in.resolved, in.pc) },
 	Path(Name, SubVsAI):        func(in Input) (Request, error) { return parseVsAI(in.o, in.pc) },
@@ -51,13 +53,13 @@ var parsers = map[string]func(in Input) (Request, error){
 	Path(Name, SubBlock):       parseBlock,
 	Path(Name, SubUnblock):     parseBlock,
 
-	Path(Name, SubTournament, TournamentCreate):    parseTournamentGroup,
-	Path(Name, SubTournament, TournamentStart):     parseTournamentGroup,
-	Path(Name, SubTournament, TournamentStatus):    parseTournamentGroup,
-	Path(Name, SubTournament, TournamentStandings): parseTournamentGroup,
-	Path(Name, SubTournament, TournamentLeave):     parseTournamentGroup,
-	Path(Name, SubTournament, TournamentCancel):    parseTournamentGroup,
-	Path(Name, SubTournament, TournamentAddAI):     parseTournamentGroup,
+	Path(TournamentName, TournamentCreate):    parseTournamentSub,
+	Path(TournamentName, TournamentStart):     parseTournamentSub,
+	Path(TournamentName, TournamentStatus):    parseTournamentSub,
+	Path(TournamentName, TournamentStandings): parseTournamentSub,
+	Path(TournamentName, TournamentLeave):     parseTournamentSub,
+	Path(TournamentName, TournamentCancel):    parseTournamentSub,
+	Path(TournamentName, TournamentAddAI):     parseTournamentSub,
 
 	Path(AdminName, SubEndGame):     noOptions(EndGameRequest{}),
 	Path(AdminName, SubModel):       parseModel,
@@ -68,7 +70,23 @@ var parsers = map[string]func(in Input) (Request, error){
 	Path(AdminName, SubForgetGuild): noOptions(ForgetServerRequest{}),
 }
 
-// Paths returns the paths of every command that Parse reads, sorted.
+// moved are the new paths of commands that moved, by their old path. A
+// client whose list of commands is stale (Discord's clients cache it) can
+// still send an old path: Parse reads it as a MovedRequest, options and
+// all unread, and package bot answers with the new path. A row stays as
+// long as old clients may be about; the old path is no registered command.
+var moved = map[string]string{
+	Path(Name, SubTournament, TournamentCreate):    Path(TournamentName, TournamentCreate),
+	Path(Name, SubTournament, TournamentStart):     Path(TournamentName, TournamentStart),
+	Path(Name, SubTournament, TournamentStatus):    Path(TournamentName, TournamentStatus),
+	Path(Name, SubTournament, TournamentStandings): Path(TournamentName, TournamentStandings),
+	Path(Name, SubTournament, TournamentLeave):     Path(TournamentName, TournamentLeave),
+	Path(Name, SubTournament, TournamentCancel):    Path(TournamentName, TournamentCancel),
+	Path(Name, SubTournament, TournamentAddAI):     Path(TournamentName, TournamentAddAI),
+}
+
+// Paths returns the paths of every command that Parse reads, sorted (the
+// old paths of Moved aside).
 func Paths() []string {
 	out := make([]string, 0, len(parsers))
 	for p := range parsers {
@@ -78,24 +96,28 @@ func Paths() []string {
 	return out
 }
 
+// Moved returns the new paths of the commands that moved, by old path.
+func Moved() map[string]string { return maps.Clone(moved) }
+
 // noOptions is the parser of a command that takes none: its request is r.
 func noOptions(r Request) func(Input) (Request, error) {
 	return func(Input) (Request, error) { return r, nil }
 }
 
-// parseTournamentGroup reads /ttt tournament's subcommands.
-func parseTournamentGroup(in Input) (Request, error) { return parseTournament(in.sub, in.pc) }
+// parseTournamentSub reads /ttt-tournament's subcommands.
+func parseTournamentSub(in Input) (Request, error) { return parseTournament(in.sub.Name, in.o, in.pc) }
 
 // Parse turns the data of a slash-command interaction into its path and
 // a typed Request. Bad, missing, duplicated or out-of-range options fail
 // with an *i18n.UserError that the bot shows in the user's locale;
 // Discord's client checks most of them already, so these mostly catch
 // forged requests and combinations the client cannot check (challenging
-// yourself or a bot, board and custom size together, a bad position). It
-// never panics, whatever the data.
+// yourself or a bot, board and custom size together, a bad position). The
+// old path of a command that moved (Moved) is a MovedRequest. It never
+// panics, whatever the data.
 func Parse(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (string, Request, error) {
 	unknown := i18n.Err("error.unknown_command")
-	if data == nil || (data.Name != Name && data.Name != AdminName) ||
+	if data == nil || (data.Name != Name && data.Name != AdminName && data.Name != TournamentName) ||
 		len(data.Options) != 1 || data.Options[0] == nil {
 		return "", nil, unknown
 	}
@@ -110,6 +132,9 @@ func Parse(data *discordgo.ApplicationCommandInteractionData, pc ParseContext) (
 		path = Path(path, sub.Name)
 	case sub.Type != discordgo.ApplicationCommandOptionSubCommand:
 		return "", nil, unknown
+	}
+	if to, ok := moved[path]; ok {
+		return path, MovedRequest{From: path, To: to}, nil
 	}
 	parse, ok := parsers[path]
 	if !ok {

@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/bwmarrin/discordgo"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
 )
@@ -32,14 +31,12 @@ const (
 	MaxSwissRounds = 12
 )
 
-// parseTournament reads /ttt tournament <sub>.
-func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc ParseContext) (Request, error) {
-	o, err := collect(sub.Options)
-	if err != nil {
-		return nil, err
-	}
-	r := TournamentRequest{Action: sub.Name}
-	switch sub.Name {
+// parseTournament reads /ttt-tournament <sub>, whose options are o (Parse
+// refuses any left unread).
+func parseTournament(sub string, o *options, pc ParseContext) (Request, error) {
+	var err error
+	r := TournamentRequest{Action: sub}
+	switch sub {
 	case TournamentCreate:
 		if r.Name, err = parseTournamentName(o, optName, true); err != nil {
 			return nil, err
@@ -61,9 +58,6 @@ func parseTournament(sub *discordgo.ApplicationCommandInteractionDataOption, pc 
 	case TournamentStatus:
 	default:
 		return nil, i18n.Err("error.unknown_command")
-	}
-	if unused := o.unusedNames(); len(unused) > 0 {
-		return nil, optErr(unused[0])
 	}
 	return r, nil
 }
@@ -178,7 +172,7 @@ func parseStart(s string, now time.Time) (time.Time, error) {
 	return at.UTC(), nil
 }
 
-// parseDelay reads a duration as /ttt tournament takes it: Go's units and
+// parseDelay reads a duration as /ttt-tournament takes it: Go's units and
 // days, "30m", "2h", "1d", "1h30m".
 func parseDelay(s string) (time.Duration, error) {
 	s = strings.ToLower(strings.ReplaceAll(s, " ", ""))

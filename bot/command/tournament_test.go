@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/game"
 )
 
 // startNow is the time the start tests give their commands at.
@@ -84,10 +86,30 @@ func FuzzParseStart(f *testing.F) {
 	})
 }
 
-// tournamentCmd is /ttt tournament <sub> with options given as name,
+// tournamentCmd is /ttt-tournament <sub> with options given as name,
 // value pairs.
 func tournamentCmd(t *testing.T, sub string, kv ...any) *discordgo.ApplicationCommandInteractionData {
 	t.Helper()
+	raw := map[string]any{"id": "1", "name": TournamentName, "type": 1, "options": []any{map[string]any{
+		"name": sub, "type": discordgo.ApplicationCommandOptionSubCommand, "options": tournamentOpts(kv),
+	}}}
+	return commandData(t, raw)
+}
+
+// oldTournamentCmd is /ttt tournament <sub>, the path before the group
+// became /ttt-tournament, as a client with a stale list of commands sends
+// it.
+func oldTournamentCmd(t *testing.T, sub string, kv ...any) *discordgo.ApplicationCommandInteractionData {
+	t.Helper()
+	raw := map[string]any{"id": "1", "name": Name, "type": 1, "options": []any{map[string]any{
+		"name": SubTournament, "type": discordgo.ApplicationCommandOptionSubCommandGroup,
+		"options": []any{map[string]any{"name": sub, "type": discordgo.ApplicationCommandOptionSubCommand, "options": tournamentOpts(kv)}},
+	}}}
+	return commandData(t, raw)
+}
+
+// tournamentOpts are the options of name, value pairs.
+func tournamentOpts(kv []any) []any {
 	var opts []any
 	for i := 0; i+1 < len(kv); i += 2 {
 		typ := discordgo.ApplicationCommandOptionString
@@ -99,14 +121,96 @@ func tournamentCmd(t *testing.T, sub string, kv ...any) *discordgo.ApplicationCo
 		}
 		opts = append(opts, map[string]any{"name": kv[i], "type": typ, "value": kv[i+1]})
 	}
-	raw := map[string]any{"id": "1", "name": Name, "type": 1, "options": []any{map[string]any{
-		"name": SubTournament, "type": discordgo.ApplicationCommandOptionSubCommandGroup,
-		"options": []any{map[string]any{"name": sub, "type": discordgo.ApplicationCommandOptionSubCommand, "options": opts}},
-	}}}
-	return commandData(t, raw)
+	return opts
 }
 
-// TestParseTournamentStart: the start option of /ttt tournament create
+// TestParseTournament reads each of /ttt-tournament's subcommands, at its
+// path, and refuses what does not belong.
+func TestParseTournament(t *testing.T) {
+	pc := ParseContext{User: "100", Levels: Levels(), Now: startNow}
+	unrated := false
+	rules, err := game.ParseRules("4x4k3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		sub  string
+		kv   []any
+		want TournamentRequest
+	}{
+		{TournamentCreate, []any{"name", " Friday Cup ", "format", FormatRoundRobin, "board", "4x4k3", "turn-time", "2m", "rated", false, "double", true},
+			TournamentRequest{Action: TournamentCreate, Name: "Friday Cup", Format: FormatRoundRobin, Rules: rules,
+				TurnTime: 2 * time.Minute, Rated: &unrated, Double: true}},
+		{TournamentStart, nil, TournamentRequest{Action: TournamentStart}},
+		{TournamentStatus, nil, TournamentRequest{Action: TournamentStatus}},
+		{TournamentStandings, []any{"tournament", "Cup"}, TournamentRequest{Action: TournamentStandings, Name: "Cup"}},
+		{TournamentLeave, []any{"tournament", "Cup"}, TournamentRequest{Action: TournamentLeave, Name: "Cup"}},
+		{TournamentCancel, nil, TournamentRequest{Action: TournamentCancel}},
+		{TournamentAddAI, []any{"level", "perfect"}, TournamentRequest{Action: TournamentAddAI, Level: "perfect"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sub, func(t *testing.T) {
+			path, req, err := Parse(tournamentCmd(t, tt.sub, tt.kv...), pc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := TournamentName + "/" + tt.sub; path != want {
+				t.Errorf("path %q, want %q", path, want)
+			}
+			got, ok := req.(TournamentRequest)
+			if !ok {
+				t.Fatalf("request %#v, want a TournamentRequest", req)
+			}
+			if !sameRequest(got, tt.want) {
+				t.Errorf("request %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+	for name, data := range map[string]*discordgo.ApplicationCommandInteractionData{
+		"option of another sub": tournamentCmd(t, TournamentStatus, "tournament", "Cup"),
+		"no format":             tournamentCmd(t, TournamentCreate, "name", "Cup"),
+		"unknown sub":           tournamentCmd(t, "dance"),
+		"sub of /ttt":           tournamentCmd(t, SubVsAI, "level", "easy"),
+	} {
+		if _, err := parseCommand(data, pc); errorKey(err) == "" {
+			t.Errorf("%s: %v, want a refusal", name, err)
+		}
+	}
+}
+
+// TestParseMoved: the old path of a tournament subcommand, /ttt tournament
+// <sub>, which a client with a stale list of commands still sends, is read
+// as a MovedRequest to /ttt-tournament <sub>, whatever its options, not
+// as an unknown command.
+func TestParseMoved(t *testing.T) {
+	pc := ParseContext{User: "100", Levels: Levels(), Now: startNow}
+	moved := Moved()
+	if len(moved) != 7 {
+		t.Errorf("%d moved paths, want /ttt tournament's 7: %v", len(moved), moved)
+	}
+	for _, sub := range []string{TournamentCreate, TournamentStart, TournamentStatus, TournamentStandings, TournamentLeave, TournamentCancel, TournamentAddAI} {
+		for _, kv := range [][]any{nil, {"name", "Cup", "format", "no such format"}} {
+			path, req, err := Parse(oldTournamentCmd(t, sub, kv...), pc)
+			from, to := Path(Name, SubTournament, sub), Path(TournamentName, sub)
+			if err != nil || path != from || req != (MovedRequest{From: from, To: to}) {
+				t.Errorf("/ttt tournament %s %v: %q, %#v, %v; want %q, a MovedRequest to %q", sub, kv, path, req, err, from, to)
+			}
+			if moved[from] != to {
+				t.Errorf("Moved()[%q] = %q, want %q", from, moved[from], to)
+			}
+		}
+	}
+	if _, err := parseCommand(oldTournamentCmd(t, "dance"), pc); errorKey(err) != "error.unknown_command" {
+		t.Errorf("/ttt tournament dance: %v, want error.unknown_command", err)
+	}
+	// Moved returns a copy.
+	moved[Path(Name, SubHelp)] = "x"
+	if _, ok := Moved()[Path(Name, SubHelp)]; ok {
+		t.Error("Moved returned its table, not a copy")
+	}
+}
+
+// TestParseTournamentStart: the start option of /ttt-tournament create
 // is read against the command's time; a bad one is refused with the text
 // that lists what it takes.
 func TestParseTournamentStart(t *testing.T) {

@@ -401,6 +401,23 @@ func (r *Renderer) Error(loc discordgo.Locale, err error) *discordgo.Interaction
 	return Ephemeral(ErrorText(r.cat, loc, err))
 }
 
+// KeyCommandMoved answers the old path of a command that moved
+// ({command}: where it is now).
+const KeyCommandMoved = "reply.command_moved"
+
+// Moved returns the ephemeral answer to the old path of a command that
+// moved (command.Moved): its path now, to, as loc's client offers it,
+// "/ttt-tournament erstellen" (command names are never translated, the
+// subcommands' are).
+func (r *Renderer) Moved(loc discordgo.Locale, to string) *discordgo.InteractionResponseData {
+	parts := strings.Split(to, "/")
+	text := "/" + parts[0]
+	for _, sub := range parts[1:] {
+		text += " " + r.cat.Text(loc, "cmd."+sub+".name")
+	}
+	return Ephemeral(r.cat.Text(loc, KeyCommandMoved, "command", text))
+}
+
 // Help returns the ephemeral /ttt help text.
 func (r *Renderer) Help(loc discordgo.Locale) *discordgo.InteractionResponseData {
 	return Ephemeral(r.cat.Text(loc, "help.text"))

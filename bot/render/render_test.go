@@ -214,6 +214,25 @@ func TestRenderRepliesGolden(t *testing.T) {
 	goldenFile(t, "help.en-US.json", wireJSON(t, r.Help(i18n.DefaultLocale)))
 }
 
+// TestRenderMoved pins the answer to a stale client's old path of a
+// command that moved: the new path, the command's name as it is and the
+// subcommand's as the reader's client shows it.
+func TestRenderMoved(t *testing.T) {
+	r := testRenderer(t)
+	to := command.Path(command.TournamentName, command.TournamentCreate)
+	for loc, want := range map[discordgo.Locale]string{
+		i18n.DefaultLocale: "`/ttt-tournament create`",
+		discordgo.German:   "`/ttt-tournament erstellen`",
+		discordgo.Japanese: "`/ttt-tournament 作成`",
+	} {
+		d := r.Moved(loc, to)
+		if !strings.Contains(d.Content, want) || d.Flags&discordgo.MessageFlagsEphemeral == 0 {
+			t.Errorf("%s: %q (flags %d), want an ephemeral answer naming %s", string(loc), d.Content, d.Flags, want)
+		}
+		goldenFile(t, "reply-command-moved."+string(loc)+".json", wireJSON(t, d))
+	}
+}
+
 // allMessages renders every case in every locale, plus every reply key.
 func allMessages(t *testing.T) map[string]*discordgo.InteractionResponseData {
 	r := testRenderer(t)

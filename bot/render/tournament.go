@@ -109,7 +109,7 @@ func (r *Renderer) TournamentSignup(loc discordgo.Locale, t *persistence.Tournam
 // TournamentCreated answers, privately, the moderator who created t: that
 // it was created, where its sign-up message is (a link to it), and how it
 // starts: at its start time, as a Discord timestamp each client shows in
-// its reader's zone, or when a moderator runs /ttt tournament start.
+// its reader's zone, or when a moderator runs /ttt-tournament start.
 func (r *Renderer) TournamentCreated(loc discordgo.Locale, t *persistence.Tournament) *discordgo.InteractionResponseData {
 	signup := "<#" + t.Channel + ">"
 	if t.Message != "" {
@@ -260,7 +260,7 @@ func (r *Renderer) TournamentFinal(loc discordgo.Locale, t *persistence.Tourname
 	return d
 }
 
-// command.TournamentStatus renders /ttt tournament status: the server's
+// command.TournamentStatus renders /ttt-tournament status: the server's
 // tournaments, a line each.
 func (r *Renderer) TournamentStatus(loc discordgo.Locale, ts []*persistence.Tournament) *discordgo.InteractionResponseData {
 	if len(ts) == 0 {

@@ -125,12 +125,12 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 	if s.Status != persistence.StatusFinished {
 		return userErr(render.KeyInvalidButton)
 	}
-	rules, err := game.ParseRules(s.Rules)
+	rules, err := persistence.ParseBoardRules(s.Rules)
 	if err != nil {
 		return fmt.Errorf("bot: rematch of %s: %w", s.ID, err)
 	}
 	if s.Duel() { // a new duel, as /ttt ai-duel's route starts it
-		req := command.AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules}
+		req := command.AIDuelRequest{X: s.Players[1].AI, O: s.Players[0].AI, Rules: rules.Small, Wide: rules.Wide}
 		return playable(func(b *Bot, ctx context.Context, c *call, _ command.Request) error { return b.duel(ctx, c, req) })(b, ctx, c, req)
 	}
 	side := s.SideOf(c.user)
@@ -158,5 +158,5 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 		}
 		return b.continueGame(ctx, c, ng, respMessage)
 	}
-	return b.postChallenge(ctx, c, rules, swapped, side.Other())
+	return b.postChallenge(ctx, c, s.Rules, swapped, side.Other())
 }

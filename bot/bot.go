@@ -362,6 +362,11 @@ func (b *Bot) handle(ctx context.Context, c *call) error {
 	if c.user == "" {
 		return fmt.Errorf("bot: interaction %s has no user", c.i.ID)
 	}
+	if c.i.Type == discordgo.InteractionApplicationCommandAutocomplete {
+		// Suggestions only read, and come with every key typed: neither
+		// recorded as delivered nor counted against the rate limit.
+		return b.suggestCells(ctx, c)
+	}
 	first, err := b.store.FirstDelivery(ctx, c.i.ID, 0)
 	if err != nil {
 		return err
@@ -389,6 +394,12 @@ func (b *Bot) handle(ctx context.Context, c *call) error {
 
 // respond sends the first response.
 func (b *Bot) respond(ctx context.Context, c *call, typ discordgo.InteractionResponseType, data *discordgo.InteractionResponseData) error {
+	if data != nil {
+		if typ == respUpdate && data.Attachments == nil {
+			data.Attachments = replacedFiles(data)
+		}
+		rest.Rewind(data.Files)
+	}
 	err := b.dc.InteractionRespond(c.i, &discordgo.InteractionResponse{Type: typ, Data: data}, discordgo.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("bot: respond to interaction %s: %w", c.i.ID, err)
@@ -413,8 +424,10 @@ func (b *Bot) replaceDeferred(ctx context.Context, c *call, text string) {
 
 // editOriginal replaces the message of the first response.
 func (b *Bot) editOriginal(ctx context.Context, c *call, data *discordgo.InteractionResponseData) error {
+	rest.Rewind(data.Files)
 	_, err := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
 		Content: &data.Content, Components: &data.Components, AllowedMentions: data.AllowedMentions,
+		Files: data.Files, Attachments: replacedFiles(data),
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("bot: edit response to interaction %s: %w", c.i.ID, err)

@@ -39,18 +39,18 @@ func (b *Bot) duel(ctx context.Context, c *call, r command.AIDuelRequest) error 
 	}
 	x, o := r.X, r.O
 	for _, level := range []string{x.Level, o.Level} {
-		if err := b.checkNetwork(c.loc, level, r.Rules); err != nil {
+		if err := b.checkLevel(c.loc, level, r.Rules, r.Wide); err != nil {
 			return err
 		}
 	}
-	if err := b.admitGame(c, "duel", r.Rules.String(), persistence.Seat{AI: x}, persistence.Seat{AI: o}); err != nil {
+	if err := b.admitGame(c, "duel", command.RulesKey(r.Rules, r.Wide), persistence.Seat{AI: x}, persistence.Seat{AI: o}); err != nil {
 		return err
 	}
 	if !r.SeedSet {
 		x.Seed, o.Seed = b.seed(), b.seed()
 	}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: r.Rules.String(), Players: [2]persistence.Seat{{AI: x}, {AI: o}}, Guild: c.i.GuildID,
+		Rules: command.RulesKey(r.Rules, r.Wide), Players: [2]persistence.Seat{{AI: x}, {AI: o}}, Guild: c.i.GuildID,
 		Status: persistence.StatusActive,
 	})
 	if err != nil {

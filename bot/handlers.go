@@ -53,26 +53,27 @@ func init() {
 // vsAI starts a game against an AI: the user and the AI take their seats,
 // the AI moves if it is first, and the board is shown.
 func (b *Bot) vsAI(ctx context.Context, c *call, r command.VsAIRequest) error {
-	start := game.NewPosition(r.Rules)
+	userSide := game.X // who moves first: X, from the empty board
 	if r.Start != "" {
-		var err error
-		if start, err = game.ParsePosition(r.Rules, r.Start); err != nil {
+		start, err := game.ParsePosition(r.Rules, r.Start)
+		if err != nil {
 			return command.PositionError(r.Rules, err)
 		}
+		userSide = start.ToMove()
 	}
-	if err := b.checkNetwork(c.loc, r.AI.Level, r.Rules); err != nil {
+	if err := b.checkLevel(c.loc, r.AI.Level, r.Rules, r.Wide); err != nil {
 		return err
 	}
 	st := c.settings
 	comp := r.AI
-	if err := b.admitGame(c, "game", r.Rules.String(), persistence.Seat{AI: comp}); err != nil {
+	rules := command.RulesKey(r.Rules, r.Wide)
+	if err := b.admitGame(c, "game", rules, persistence.Seat{AI: comp}); err != nil {
 		return err
 	}
 	if !r.SeedSet {
 		comp.Seed = b.seed()
 	}
 	userFirst := r.First == command.FirstMe || r.First == command.FirstRandom && b.coin()
-	userSide := start.ToMove()
 	if !userFirst {
 		userSide = userSide.Other()
 	}
@@ -80,7 +81,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r command.VsAIRequest) error {
 	players[seatIndex(userSide)] = persistence.Seat{User: c.user}
 	players[seatIndex(userSide.Other())] = persistence.Seat{AI: comp}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: r.Rules.String(), Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime,
+		Rules: rules, Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime,
 	})
 	if err != nil {
 		return err
@@ -375,10 +376,14 @@ func aiToMove(s *persistence.Session) (persistence.Seat, bool, error) {
 // (a level that ignores its deadline would be a bug) falls back to a
 // random legal move, so the game never stalls. owe is thinkAndPlay's.
 func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persistence.Seat, timeout time.Duration, load float64, owe func() bool) (*persistence.Session, error) {
-	pos, err := s.Position()
+	board, err := s.Board()
 	if err != nil {
 		return nil, err
 	}
+	if board.IsWide() {
+		return b.wideAIMove(ctx, s, board.Wide(), seat, timeout, load, owe)
+	}
+	pos := board.Small()
 	opts := ai.Options{
 		Seed: seat.AI.Seed + uint64(len(s.Moves)), Depth: seat.AI.Depth, Iterations: seat.AI.Iterations,
 		Budget: seat.AI.Budget, Exploration: seat.AI.Exploration, Load: load,

@@ -7,9 +7,11 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/ai"
+	"github.com/tttbot/ttt-bot/ai/gomoku"
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/sched"
 )
@@ -62,15 +64,19 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	case s.Status != persistence.StatusActive:
 		return userErr(render.KeyGameOver)
 	}
-	pos, err := s.Position()
+	board, err := s.Board()
 	if err != nil {
 		return err
 	}
-	if pos.ToMove() != side {
+	if board.ToMove() != side {
 		return userErr(KeyHintWait)
 	}
+	pos := board.Small()
 	solve := func(ctx context.Context) (render.HintResult, error) { return bestMoves(ctx, pos) }
-	if pos.Rules().Size() > smallBoard {
+	if board.IsWide() {
+		solve = func(ctx context.Context) (render.HintResult, error) { return wideBestMove(ctx, board.Wide()) }
+	}
+	if board.IsWide() || pos.Rules().Size() > smallBoard {
 		// A solve can take a second on 5x5: it waits for a worker of the
 		// AI queue, and is refused when the queue is too long.
 		if err := b.admit(c, sched.Batch, "hint"); err != nil {
@@ -96,7 +102,17 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	if err != nil {
 		return err // the deferral's message says so
 	}
-	return b.editOriginal(ctx, c, b.render.Hint(c.loc, pos, h))
+	return b.editOriginal(ctx, c, b.render.Hint(c.loc, side, h))
+}
+
+// wideBestMove is the hint on a wide board: the wide-board player's move
+// within half the hint's time, an estimate.
+func wideBestMove(ctx context.Context, pos wide.Position) (render.HintResult, error) {
+	c, err := gomoku.New(gomoku.Options{Budget: hintTimeout / 2}).Move(ctx, pos)
+	if err != nil {
+		return render.HintResult{}, err
+	}
+	return render.HintResult{Names: []string{c.String()}, Value: game.Ongoing}, nil
 }
 
 // bestMoves solves pos for its best moves: those a perfect player keeps

@@ -68,8 +68,8 @@ func TestCatalogError(t *testing.T) {
 		want string
 	}{
 		{"user error", discordgo.EnglishUS, userErr("error.self_challenge"), "You can't challenge yourself."},
-		{"wrapped user error", discordgo.EnglishUS, fmt.Errorf("ctx: %w", userErr("error.board_too_big", "rows", "6", "cols", "6")),
-			"A 6×6 board doesn't fit in Discord's buttons; boards can be at most 5×5."},
+		{"wrapped user error", discordgo.EnglishUS, fmt.Errorf("ctx: %w", userErr("error.board_too_big", "rows", "16", "cols", "16", "max", "15")),
+			"A 16×16 board is too big here; boards can be at most 15×15."},
 		{"option name localised", discordgo.PortugueseBR, optErrPT, "Não consigo ler o valor da opção linhas."},
 		{"option name en", discordgo.EnglishUS, optErrPT, "The option rows has a value I can't read."},
 		{"forged", discordgo.EnglishUS, fmt.Errorf("click: %w", customid.ErrForged), "This button isn't valid."},

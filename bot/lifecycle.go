@@ -87,8 +87,10 @@ func (b *Bot) track(ctx context.Context, c *call, s *persistence.Session, typ di
 		if f, ok := b.base.(originalFetcher); ok {
 			m, err = f.InteractionResponse(c.i, discordgo.WithContext(ctx))
 		} else {
+			rest.Rewind(data.Files)
 			m, err = b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
 				Content: &data.Content, Components: &data.Components, AllowedMentions: data.AllowedMentions,
+				Files: data.Files, Attachments: replacedFiles(data),
 			}, discordgo.WithContext(ctx))
 		}
 		if err != nil {
@@ -195,12 +197,28 @@ func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persiste
 	}
 	_, err = b.dc.ChannelMessageEditComplex(&discordgo.MessageEdit{
 		ID: s.Message, Channel: s.Channel(), Content: &data.Content, Components: &data.Components,
-		AllowedMentions: data.AllowedMentions,
+		AllowedMentions: data.AllowedMentions, Files: data.Files, Attachments: replacedFiles(data),
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("bot: edit the board of game %s: %w", s.ID, err)
 	}
 	return nil
+}
+
+// wideRules reports whether rules are a wide board's (past game's 8x8).
+func wideRules(rules string) bool {
+	br, err := persistence.ParseBoardRules(rules)
+	return err == nil && br.IsWide()
+}
+
+// replacedFiles is the attachments field of an edit to data: with files
+// to send, none of the message's old files is kept (a board's new picture
+// replaces the old one); without, the field is left out and they stay.
+func replacedFiles(data *discordgo.InteractionResponseData) *[]*discordgo.MessageAttachment {
+	if len(data.Files) == 0 {
+		return nil
+	}
+	return &[]*discordgo.MessageAttachment{}
 }
 
 // wasChallenge reports whether s is a challenge that never became a game:
@@ -239,6 +257,11 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 	}
 	if s.Puzzle != "" {
 		return nil, b.finishPuzzle(ctx, s)
+	}
+	if len(s.WideMoves) > 0 || wideRules(s.Rules) {
+		// Boards past 8x8 have no stats, ratings, archive or corpus yet:
+		// those stores keep game's cells.
+		return nil, nil
 	}
 	x, o := s.Players[0].User, s.Players[1].User
 	st, err := b.settings(ctx, nil, s.Guild)

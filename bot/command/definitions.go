@@ -45,6 +45,7 @@ const (
 	SubSet         = "set"
 	SubLog         = "log"
 	SubForgetGuild = "forget-server"
+	SubMove        = "move"
 	// SubTournament was /ttt's group of tournament subcommands, now
 	// /ttt-tournament: only its old paths use it (Moved).
 	SubTournament = "tournament"
@@ -93,6 +94,7 @@ const (
 	optRated      = "rated"
 	optTournament = "tournament"
 	optDouble     = "double"
+	optCell       = "cell"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -107,6 +109,15 @@ const (
 	// slashes is 29 characters) or a shared game line (a full 5x5 game
 	// from a start position is about 110).
 	maxPositionLen = 200
+	// maxCellLen bounds the cell option: a cell name ("o15") or a
+	// 0-based "row col" ("14 14").
+	maxCellLen = 5
+	// MaxBoardSize is the most rows or columns of a custom board: 3 to 5
+	// are buttons, 6 to 15 a picture.
+	MaxBoardSize = 15
+	// maxCustomK is the longest line a custom board asks for: game's
+	// boards go to 8x8 with k up to 8 (wide ones to k 6).
+	maxCustomK = 8
 	// maxGameIDLen bounds the game option: a game ID is a channel ID, a
 	// dot and a random suffix (about 34 characters).
 	maxGameIDLen = 80
@@ -151,12 +162,12 @@ func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
 		Options: []*discordgo.ApplicationCommandOption{
 			b.sub(SubChallenge, append([]*discordgo.ApplicationCommandOption{
 				b.option(discordgo.ApplicationCommandOptionUser, optOpponent, false),
-				b.boardOption(),
+				b.playBoardOption(),
 				b.firstOption("opponent"),
 			}, b.customOptions()...)...),
 			b.sub(SubVsAI, append([]*discordgo.ApplicationCommandOption{
 				b.levelOption(optLevel),
-				b.boardOption(),
+				b.playBoardOption(),
 				b.firstOption("ai"),
 				b.seedOption(),
 				b.positionOption(),
@@ -167,9 +178,10 @@ func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
 			b.sub(SubAIDuel, append([]*discordgo.ApplicationCommandOption{
 				b.levelOption(optX),
 				b.levelOption(optO),
-				b.boardOption(),
+				b.playBoardOption(),
 				b.seedOption(),
 			}, b.customOptions()...)...),
+			b.sub(SubMove, b.cellOption()),
 			b.sub(SubResign),
 			b.sub(SubStats, b.option(discordgo.ApplicationCommandOptionUser, optUser, false)),
 			b.sub(SubLeaderboard, b.scopeOption(), b.kindOption()),
@@ -234,14 +246,34 @@ func (b cmdBuilder) adminCommand() *discordgo.ApplicationCommand {
 	}
 }
 
-// customOptions returns the rows, cols and k options of a custom board,
-// bounded by the buttons Discord can show.
+// customOptions returns the rows, cols and k options of a custom board:
+// up to 5x5 as buttons, up to 15x15 as a picture.
 func (b cmdBuilder) customOptions() []*discordgo.ApplicationCommandOption {
 	return []*discordgo.ApplicationCommandOption{
-		b.intOption(optRows, 3, MaxActionRows),
-		b.intOption(optCols, 3, MaxRowButtons),
-		b.intOption(optK, 3, max(MaxActionRows, MaxRowButtons)),
+		b.intOption(optRows, 3, MaxBoardSize),
+		b.intOption(optCols, 3, MaxBoardSize),
+		b.intOption(optK, 3, maxCustomK),
 	}
+}
+
+// cellOption is /ttt move's required cell option, with suggestions of
+// the free cells (autocomplete).
+func (b cmdBuilder) cellOption() *discordgo.ApplicationCommandOption {
+	o := b.option(discordgo.ApplicationCommandOptionString, optCell, true)
+	lo := 2
+	o.MinLength, o.MaxLength = &lo, maxCellLen
+	o.Autocomplete = true
+	return o
+}
+
+// playBoardOption is the board option of the commands that start a game:
+// the presets of the buttons, then the big boards (pictures).
+func (b cmdBuilder) playBoardOption() *discordgo.ApplicationCommandOption {
+	o := b.boardOption()
+	for _, k := range settings.BigPresetKeys() {
+		o.Choices = append(o.Choices, b.choice("choice.board."+k, k))
+	}
+	return o
 }
 
 // seedOption returns the seed option, from 0 to MaxSeed.

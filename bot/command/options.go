@@ -14,6 +14,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -215,32 +216,61 @@ func (o *options) seed() (uint64, bool, error) {
 // default. Boards must fit in buttons.
 func (o *options) rules() (game.Rules, error) { return o.rulesOr(game.Classic()) }
 
-// rulesOr is rules with def as the board when none is given.
+// rulesOr is rules with def as the board when none is given: the boards
+// of the buttons only (the commands about a board's network, puzzles,
+// history, tournaments).
 func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
+	r, w, err := o.boardRules(def, false)
+	if err == nil && (w.Valid() || !FitsButtons(r)) {
+		rows, cols := r.Rows(), r.Cols()
+		if w.Valid() {
+			rows, cols = w.Rows(), w.Cols()
+		}
+		return game.Rules{}, i18n.Err("error.board_too_big", "rows", strconv.Itoa(rows), "cols", strconv.Itoa(cols), "max", "5")
+	}
+	return r, err
+}
+
+// playRules reads the board of a command that starts a game: a preset of
+// the buttons or a big one, or custom rows, cols and k up to 15x15, or def.
+// Boards up to 8x8 are game's (r); past them, wide's (w, valid then).
+func (o *options) playRules(def game.Rules) (r game.Rules, w wide.Rules, err error) {
+	return o.boardRules(def, true)
+}
+
+// boardRules reads the board option or the custom rows, cols and k; big
+// says whether the big boards (pictures, up to 15x15) are offered.
+func (o *options) boardRules(def game.Rules, big bool) (game.Rules, wide.Rules, error) {
 	board, hasBoard, err := o.str(optBoard)
 	if err != nil {
-		return game.Rules{}, err
+		return game.Rules{}, wide.Rules{}, err
 	}
 	var dims [3]int64
 	var has [3]bool
 	for i, name := range []string{optRows, optCols, optK} {
 		// Range is checked below with clearer messages than out_of_range.
 		if dims[i], has[i], err = o.integer(name, math.MinInt32, math.MaxInt32); err != nil {
-			return game.Rules{}, err
+			return game.Rules{}, wide.Rules{}, err
 		}
 	}
 	custom := has[0] || has[1] || has[2]
 	switch {
 	case hasBoard && custom:
-		return game.Rules{}, i18n.Err("error.board_conflict")
+		return game.Rules{}, wide.Rules{}, i18n.Err("error.board_conflict")
+	case hasBoard && big && settings.IsBigPreset(board):
+		br, err := persistence.ParseBoardRules(board)
+		if err != nil {
+			return game.Rules{}, wide.Rules{}, optErr(optBoard)
+		}
+		return br.Small, br.Wide, nil
 	case hasBoard:
 		r, ok := settings.PresetRules(board)
 		if !ok {
-			return game.Rules{}, optErr(optBoard)
+			return game.Rules{}, wide.Rules{}, optErr(optBoard)
 		}
-		return r, nil
+		return r, wide.Rules{}, nil
 	case !custom:
-		return def, nil
+		return def, wide.Rules{}, nil
 	}
 	rows, cols := dims[0], dims[1]
 	switch {
@@ -251,24 +281,43 @@ func (o *options) rulesOr(def game.Rules) (game.Rules, error) {
 	case !has[1]:
 		cols = rows
 	}
-	if rows > MaxActionRows || cols > MaxRowButtons {
-		return game.Rules{}, i18n.Err("error.board_too_big", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10))
+	most := int64(MaxActionRows)
+	if big {
+		most = MaxBoardSize
+	}
+	if rows > most || cols > most {
+		return game.Rules{}, wide.Rules{}, i18n.Err("error.board_too_big", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10),
+			"max", strconv.FormatInt(most, 10))
 	}
 	if rows < game.MinSize || cols < game.MinSize {
-		return game.Rules{}, i18n.Err("error.board_too_small")
+		return game.Rules{}, wide.Rules{}, i18n.Err("error.board_too_small")
 	}
 	k := dims[2]
 	if !has[2] {
+		// The whole side on the buttons' boards; five in a row past them.
 		k = min(rows, cols)
+		if k > MaxActionRows {
+			k = 5
+		}
 	}
-	r, err := game.NewRules(int(rows), int(cols), int(k))
-	if err != nil {
+	badK := func(hi int64, err error) error {
 		e := i18n.Err("error.bad_k", "rows", strconv.FormatInt(rows, 10), "cols", strconv.FormatInt(cols, 10),
-			"max", strconv.FormatInt(max(rows, cols), 10))
+			"max", strconv.FormatInt(hi, 10))
 		e.Err = err
-		return game.Rules{}, e
+		return e
 	}
-	return r, nil
+	if rows <= game.MaxSize && cols <= game.MaxSize {
+		r, err := game.NewRules(int(rows), int(cols), int(k))
+		if err != nil {
+			return game.Rules{}, wide.Rules{}, badK(max(rows, cols), err)
+		}
+		return r, wide.Rules{}, nil
+	}
+	w, err := wide.NewRules(int(rows), int(cols), int(k), false)
+	if err != nil {
+		return game.Rules{}, wide.Rules{}, badK(min(wide.MaxK, max(rows, cols)), err)
+	}
+	return game.Rules{}, w, nil
 }
 
 // KeyBadGameID refuses a game option that is not a game ID.

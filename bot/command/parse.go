@@ -201,7 +201,7 @@ func parseChallenge(o *options, res *discordgo.ApplicationCommandInteractionData
 	if r.First, err = o.first("opponent"); err != nil {
 		return nil, err
 	}
-	if r.Rules, err = o.rulesOr(pc.board()); err != nil {
+	if r.Rules, r.Wide, err = o.playRules(pc.board()); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -214,7 +214,7 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 		return nil, err
 	}
 	boardGiven := o.given(optBoard, optRows, optCols, optK)
-	if r.Rules, err = o.rulesOr(pc.board()); err != nil {
+	if r.Rules, r.Wide, err = o.playRules(pc.board()); err != nil {
 		return nil, err
 	}
 	if r.First, err = o.first("ai"); err != nil {
@@ -240,6 +240,8 @@ func parseVsAI(o *options, pc ParseContext) (Request, error) {
 	}
 	if s, ok, err := o.str(optPosition); err != nil {
 		return nil, err
+	} else if ok && r.Wide.Valid() {
+		return nil, i18n.Err("error.start_wide", "rules", r.Wide.String())
 	} else if ok {
 		if len(s) > maxPositionLen {
 			return nil, PositionError(r.Rules, nil)
@@ -269,8 +271,6 @@ func sharedGame(r VsAIRequest, line string, boardGiven bool) (Request, error) {
 	switch {
 	case boardGiven && !rec.Rules.Equal(r.Rules):
 		return nil, i18n.Err("error.game_line_rules", "game", rec.Rules.String(), "board", r.Rules.String())
-	case rec.Rules.Rows() > MaxActionRows || rec.Rules.Cols() > MaxRowButtons:
-		return nil, i18n.Err("error.board_too_big", "rows", strconv.Itoa(rec.Rules.Rows()), "cols", strconv.Itoa(rec.Rules.Cols()))
 	case rec.Position().Over():
 		return nil, i18n.Err("error.game_line_over")
 	}
@@ -301,7 +301,7 @@ func parseAIDuel(o *options, pc ParseContext) (Request, error) {
 	if r.O.Level, err = o.level(optO, pc.Levels); err != nil {
 		return nil, err
 	}
-	if r.Rules, err = o.rulesOr(pc.board()); err != nil {
+	if r.Rules, r.Wide, err = o.playRules(pc.board()); err != nil {
 		return nil, err
 	}
 	var seed uint64
@@ -327,4 +327,17 @@ func parseHistory(o *options, pc ParseContext) (Request, error) {
 		r.Rules = rules.String()
 	}
 	return r, nil
+}
+
+// parseMove reads /ttt move: the cell, as typed (the handler reads it on
+// the game's board).
+func parseMove(in Input) (Request, error) {
+	c, ok, err := in.o.str(optCell)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, optErr(optCell)
+	}
+	return MoveRequest{Cell: strings.TrimSpace(c)}, nil
 }

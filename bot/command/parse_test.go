@@ -13,6 +13,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/internal/golden"
 	"github.com/tttbot/ttt-bot/persistence"
 )
@@ -216,6 +217,15 @@ func TestParseCommand(t *testing.T) {
 			ChallengeRequest{Rules: r("4x5k4"), First: FirstMe}},
 		{"challenge custom k", cmd(t, "ttt", "challenge", "rows", 5, "k", 3), ChallengeRequest{Rules: r("5x5k3")}},
 		{"challenge custom cols only", cmd(t, "ttt", "challenge", "cols", 3, "k", 3), ChallengeRequest{Rules: r("3x3k3")}},
+		{"challenge 6x6", cmd(t, "ttt", "challenge", "rows", 6), ChallengeRequest{Rules: r("6x6k5")}},
+		{"challenge 8x8k8", cmd(t, "ttt", "challenge", "rows", 8, "k", 8), ChallengeRequest{Rules: r("8x8k8")}},
+		{"challenge gomoku", cmd(t, "ttt", "challenge", "board", "15x15k5"), ChallengeRequest{Wide: wide.Gomoku()}},
+		{"challenge standard gomoku", cmd(t, "ttt", "challenge", "board", "15x15k5e"), ChallengeRequest{Wide: wide.StandardGomoku()}},
+		{"challenge 7x7 preset", cmd(t, "ttt", "challenge", "board", "7x7k5"), ChallengeRequest{Rules: r("7x7k5")}},
+		{"challenge custom wide", cmd(t, "ttt", "challenge", "rows", 15, "cols", 9), ChallengeRequest{Wide: wideRules(t, "15x9k5")}},
+		{"vs-ai shared 6x6 game", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "6x6k4 a1"),
+			VsAIRequest{AI: persistence.AI{Level: "easy"}, Rules: r("6x6k4"), Start: "X-----/------/------/------/------/------"}},
+		{"move", cmd(t, "ttt", "move", "cell", " h8 "), MoveRequest{Cell: "h8"}},
 		{"vs-ai minimal", cmd(t, "ttt", "vs-ai", "level", "easy"), VsAIRequest{AI: persistence.AI{Level: "easy"}, Rules: game.Classic()}},
 		{"vs-ai full", cmd(t, "ttt", "vs-ai", "level", "mcts", "board", "5x5k4", "first", "ai", "seed", 42,
 			"position", "x----/-o---/-----/-----/-----", "depth", 4, "iterations", 5000, "time-ms", 250),
@@ -302,9 +312,11 @@ func TestParseCommandErrors(t *testing.T) {
 		{"self", cmd(t, "ttt", "challenge", "opponent", user("100")), "error.self_challenge", "You can't challenge yourself."},
 		{"bot", cmd(t, "ttt", "challenge", "opponent", user("999")), "error.bot_challenge", ""},
 		{"bad user id", cmd(t, "ttt", "challenge", "opponent", user("abc")), "error.bad_option", "The option opponent has a value I can't read."},
-		{"too big", cmd(t, "ttt", "challenge", "rows", 6, "cols", 6), "error.board_too_big",
-			"A 6×6 board doesn't fit in Discord's buttons; boards can be at most 5×5."},
-		{"too wide", cmd(t, "ttt", "challenge", "cols", 8), "error.board_too_big", ""},
+		{"too big", cmd(t, "ttt", "challenge", "rows", 16, "cols", 16), "error.board_too_big",
+			"A 16×16 board is too big here; boards can be at most 15×15."},
+		{"too wide", cmd(t, "ttt", "challenge", "cols", 16), "error.board_too_big", ""},
+		{"wide k", cmd(t, "ttt", "vs-ai", "level", "easy", "rows", 9, "k", 7), "error.bad_k", "On a 9×9 board, k must be from 3 to 6."},
+		{"start on gomoku", cmd(t, "ttt", "vs-ai", "level", "easy", "board", "15x15k5", "position", "X--/---/---"), "error.start_wide", ""},
 		{"too small", cmd(t, "ttt", "challenge", "rows", 2), "error.board_too_small", ""},
 		{"bad k", cmd(t, "ttt", "challenge", "rows", 3, "k", 4), "error.bad_k", "On a 3×3 board, k must be from 3 to 3."},
 		{"conflict", cmd(t, "ttt", "challenge", "board", "4x4k3", "k", 3), "error.board_conflict", ""},
@@ -335,7 +347,7 @@ func TestParseCommandErrors(t *testing.T) {
 		{"shared game other board", cmd(t, "ttt", "vs-ai", "level", "easy", "board", "4x4k4", "position", "3x3k3 b2"), "error.game_line_rules",
 			"That shared game is played on 3x3k3, but the board option says 4x4k4; leave the board out, or give the same one."},
 		{"shared game over", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "3x3k3 a1 b1 a2 b2 a3"), "error.game_line_over", ""},
-		{"shared game too big", cmd(t, "ttt", "vs-ai", "level", "easy", "position", "6x6k4 a1"), "error.board_too_big", ""},
+		{"retrain gomoku", cmd(t, "ttt-admin", "retrain", "board", "15x15k5"), "error.bad_option", ""},
 		{"game not an ID", cmd(t, "ttt", "replay", "game", "my last game"), "reply.bad_game_id", ""},
 		{"game without channel", cmd(t, "ttt", "review", "game", ".abc"), "reply.bad_game_id", ""},
 		{"game channel not an ID", cmd(t, "ttt", "review", "game", "general.abc"), "reply.bad_game_id", ""},
@@ -447,7 +459,7 @@ func ExampleParse() {
 		Options: []*discordgo.ApplicationCommandInteractionDataOption{{
 			Name: "challenge", Type: discordgo.ApplicationCommandOptionSubCommand,
 			Options: []*discordgo.ApplicationCommandInteractionDataOption{
-				{Name: "rows", Type: discordgo.ApplicationCommandOptionInteger, Value: float64(7)},
+				{Name: "rows", Type: discordgo.ApplicationCommandOptionInteger, Value: float64(17)},
 			},
 		}},
 	}
@@ -458,7 +470,7 @@ func ExampleParse() {
 		fmt.Println(cat.UserText(discordgo.PortugueseBR, ue))
 	}
 	// Output:
-	// Um tabuleiro 7×7 não cabe nos botões do Discord; o máximo é 5×5.
+	// Um tabuleiro 17×17 é grande demais aqui; o máximo é 15×15.
 }
 
 func ExampleCommands() {
@@ -471,7 +483,7 @@ func ExampleCommands() {
 		fmt.Println(c.Name, subs)
 	}
 	// Output:
-	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια]
+	// ttt [challenge/πρόκληση vs-ai/με-υπολογιστή ai-duel/μονομαχία-υπολογιστών move/κίνηση resign/παραίτηση stats/στατιστικά leaderboard/κατάταξη history/ιστορικό replay/επανάληψη review/ανάλυση hint/υπόδειξη puzzle/γρίφος block/αποκλεισμός unblock/άρση-αποκλεισμού privacy/απόρρητο forget-me/ξέχασέ-με help/βοήθεια]
 	// ttt-admin [retrain/επανεκπαίδευση model/μοντέλο end-game/τερματισμός-παρτίδας settings/ρυθμίσεις set/ορισμός log/αρχείο forget-server/ξέχασε-διακομιστή]
 	// ttt-tournament [create/δημιουργία start/έναρξη status/κατάσταση standings/πίνακας leave/αποχώρηση cancel/ακύρωση add-ai/προσθήκη-υπολογιστή]
 }
@@ -495,4 +507,14 @@ func TestCommandSizes(t *testing.T) {
 	if want := []string{Name, AdminName, TournamentName}; !slices.Equal(names, want) {
 		t.Errorf("commands %v, want %v", names, want)
 	}
+}
+
+// wideRules parses wide rules notation.
+func wideRules(t *testing.T, s string) wide.Rules {
+	t.Helper()
+	r, err := wide.ParseRules(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -34,9 +35,26 @@ type ChallengeRequest struct {
 	Opponent string
 	// Rules is the board.
 	Rules game.Rules
+	// Wide, when valid, is the board instead of Rules: one past game's 8x8.
+	Wide wide.Rules
 	// First says who plays X: the challenger (FirstMe), the opponent
 	// (FirstOther) or chance.
 	First First
+}
+
+// RulesKey is the rules notation of the board of a game about to start.
+func RulesKey(r game.Rules, w wide.Rules) string {
+	if w.Valid() {
+		return w.String()
+	}
+	return r.String()
+}
+
+// MoveRequest is /ttt move.
+type MoveRequest struct {
+	// Cell is the cell as typed ("h8", or "7 7" 0-based): the game's
+	// board, which the parser does not know, reads it.
+	Cell string
 }
 
 // VsAIRequest is /ttt vs-ai.
@@ -49,6 +67,8 @@ type VsAIRequest struct {
 	SeedSet bool
 	// Rules is the board.
 	Rules game.Rules
+	// Wide, when valid, is the board instead of Rules: one past game's 8x8.
+	Wide wide.Rules
 	// First says who moves first from Start: the user (FirstMe), the AI
 	// (FirstOther) or chance.
 	First First
@@ -66,6 +86,8 @@ type AIDuelRequest struct {
 	SeedSet bool
 	// Rules is the board.
 	Rules game.Rules
+	// Wide, when valid, is the board instead of Rules: one past game's 8x8.
+	Wide wide.Rules
 }
 
 // ResignRequest is /ttt resign.
@@ -210,6 +232,7 @@ func (ChallengeRequest) request()    {}
 func (VsAIRequest) request()         {}
 func (AIDuelRequest) request()       {}
 func (ResignRequest) request()       {}
+func (MoveRequest) request()         {}
 func (StatsRequest) request()        {}
 func (LeaderboardRequest) request()  {}
 func (HelpRequest) request()         {}

@@ -40,6 +40,7 @@ var parsers = map[string]func(in Input) (Request, error){
 	Path(Name, SubVsAI):        func(in Input) (Request, error) { return parseVsAI(in.o, in.pc) },
 	Path(Name, SubAIDuel):      func(in Input) (Request, error) { return parseAIDuel(in.o, in.pc) },
 	Path(Name, SubResign):      noOptions(ResignRequest{}),
+	Path(Name, SubMove):        parseMove,
 	Path(Name, SubHelp):        noOptions(HelpRequest{}),
 	Path(Name, SubStats):       parseStats,
 	Path(Name, SubLeaderboard): parseLeaderboard,

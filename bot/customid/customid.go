@@ -96,10 +96,17 @@ const (
 	// ActionTournament joins (Move 1) or leaves (Move 0) a tournament's
 	// sign-up; Game holds "<guild>.<tournament ID>".
 	ActionTournament
+	// ActionColumn is a big board's column menu (the column picked is the
+	// menu's value); Move is the board's move number.
+	ActionColumn
+	// ActionPlace is the row menu of a column of a big board, sent to the
+	// player alone: the cell picked (the menu's value, "h8") is played if
+	// the board is still at Move.
+	ActionPlace
 )
 
 // actionCodes are the one-letter codes of the actions in a custom ID.
-const actionCodes = "?mrnadcjpvfbxlhyzst"
+const actionCodes = "?mrnadcjpvfbxlhyzstuw"
 
 // String returns the action's name ("move", "resign", ...).
 func (a Action) String() string {
@@ -140,12 +147,16 @@ func (a Action) String() string {
 		return "setting"
 	case ActionTournament:
 		return "tournament"
+	case ActionColumn:
+		return "column"
+	case ActionPlace:
+		return "place"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
 
 // valid reports whether a is one of the defined actions.
-func (a Action) valid() bool { return a >= ActionMove && a <= ActionTournament }
+func (a Action) valid() bool { return a >= ActionMove && a <= ActionPlace }
 
 // owned reports whether a's buttons carry an Owner: those of a replay, a
 // history, a confirmation and the settings, which only the user who

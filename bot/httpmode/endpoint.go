@@ -306,14 +306,23 @@ func refuse(w http.ResponseWriter, status int, msg string) (int, string) {
 	return status, ""
 }
 
-// writeResponse writes resp as the HTTP answer and flushes it.
+// writeResponse writes resp as the HTTP answer and flushes it: JSON, or
+// with files (a board's picture) multipart/form-data, as Discord takes
+// either.
 func writeResponse(w http.ResponseWriter, resp *discordgo.InteractionResponse) error {
-	b, err := json.Marshal(resp)
+	contentType := "application/json"
+	var b []byte
+	var err error
+	if resp.Data != nil && len(resp.Data.Files) > 0 {
+		contentType, b, err = discordgo.MultipartBodyWithJSON(resp, resp.Data.Files)
+	} else {
+		b, err = json.Marshal(resp)
+	}
 	if err != nil {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return fmt.Errorf("httpmode: encoding the inline response: %w", err)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(b); err != nil {

@@ -92,14 +92,14 @@ func (r *Renderer) Catalog() *i18n.Catalog { return r.cat }
 // the session does not replay, the board does not fit in buttons, or a
 // custom ID cannot be encoded.
 func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persistence.Session, ratings []PlayerRating) (*discordgo.InteractionResponseData, error) {
-	pos, err := s.Position()
+	b, err := s.Board()
 	if err != nil {
 		return nil, fmt.Errorf("bot: render board: %w", err)
 	}
-	rules := pos.Rules()
-	if !command.FitsButtons(rules) {
-		return nil, fmt.Errorf("bot: render board: %s does not fit in buttons", rules)
+	if b.IsWide() || !command.FitsButtons(b.Small().Rules()) {
+		return r.bigBoard(loc, s, b, ratings)
 	}
+	pos := b.Small()
 	live := s.Status.Live() && !pos.Over()
 	move := len(s.Moves)
 
@@ -136,9 +136,18 @@ func (r *Renderer) boardHeader(loc discordgo.Locale, s *persistence.Session, pos
 	if s.Puzzle != "" {
 		lines = append(lines, r.puzzleText(loc, s, pos))
 	}
-	lines = append(lines, r.playersText(loc, s, pos.Rules()))
+	return append(lines, r.header(loc, s, pos.ToMove(), r.RulesText(loc, pos.Rules()), live, ratings)...)
+}
+
+// header returns the players and the rules, then whose turn it is and the
+// turn deadline while the game is live, or the result and the rating
+// changes once it is over.
+func (r *Renderer) header(loc discordgo.Locale, s *persistence.Session, toMove game.Mark, rules string, live bool, ratings []PlayerRating) []string {
+	lines := []string{r.cat.Text(loc, "board.players",
+		"xmark", EmojiX, "x", r.seatName(loc, s.Players[0]),
+		"omark", EmojiO, "o", r.seatName(loc, s.Players[1]),
+		"rules", rules)}
 	if live {
-		toMove := pos.ToMove()
 		vars := []string{"mark", markEmoji(toMove), "player", r.seatName(loc, s.Seat(toMove))}
 		if s.Deadline.IsZero() || s.Duel() {
 			lines = append(lines, r.cat.Text(loc, "board.turn", vars...))
@@ -255,6 +264,9 @@ func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session,
 // archived reports whether a finished game is kept for replays and
 // reviews: one that ended with a result, and is not a puzzle attempt.
 func archived(s *persistence.Session) bool {
+	if br, err := persistence.ParseBoardRules(s.Rules); err != nil || br.IsWide() {
+		return false // boards past 8x8 are not archived yet
+	}
 	return s.Status == persistence.StatusFinished && s.Puzzle == "" &&
 		(s.Result == game.XWins || s.Result == game.OWins || s.Result == game.Draw)
 }
@@ -339,8 +351,7 @@ func (r *Renderer) resultText(loc discordgo.Locale, s *persistence.Session) stri
 // expired) it says so and has no buttons; by is the user who ended it,
 // which tells a withdrawal (the challenger) from a refusal.
 func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by string) (*discordgo.InteractionResponseData, error) {
-	rules, err := game.ParseRules(s.Rules)
-	if err != nil {
+	if _, err := persistence.ParseBoardRules(s.Rules); err != nil {
 		return nil, fmt.Errorf("bot: render challenge: %w", err)
 	}
 	if s.Challenger != game.X && s.Challenger != game.O {
@@ -360,7 +371,8 @@ func (r *Renderer) Challenge(loc discordgo.Locale, s *persistence.Session, by st
 		}
 		return out, nil
 	}
-	rt := r.RulesText(loc, rules)
+	rt := r.boardRulesText(loc, s.Rules)
+	var err error
 	var lines []string
 	var buttons []discordgo.MessageComponent
 	add := func(a customid.Action, key string, style discordgo.ButtonStyle) error {

@@ -274,7 +274,7 @@ func TestRenderHintNamesItsButton(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hint := r.Hint(i18n.DefaultLocale, pos, h).Content
+			hint := r.Hint(i18n.DefaultLocale, pos.ToMove(), h).Content
 			names := hintCell.FindAllStringSubmatch(hint, -1)
 			if len(names) == 0 || len(names) != len(h.Moves) {
 				t.Fatalf("hint %q names %d cells, want the %d best moves %v", hint, len(names), len(h.Moves), h.Moves)

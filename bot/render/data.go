@@ -19,6 +19,9 @@ const AuditLogLines = 25
 type HintResult struct {
 	// Moves are the best moves, row-major.
 	Moves []game.Cell
+	// Names name the best moves instead of Moves where the board is not
+	// game's (past 8x8): "h8".
+	Names []string
 	// Value is the game's value with them (XWins, OWins, Draw), or
 	// game.Ongoing for an estimate.
 	Value game.Result

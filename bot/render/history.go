@@ -405,21 +405,25 @@ func chartMark(v review.Verdict) chart.Mark {
 	return chart.MarkNone
 }
 
-// Hint renders the private answer to /ttt hint: the best moves in pos and
-// what they keep, and that the game now counts as assisted.
-func (r *Renderer) Hint(loc discordgo.Locale, pos game.Position, h HintResult) *discordgo.InteractionResponseData {
-	names := make([]string, len(h.Moves))
-	for i, c := range h.Moves {
-		names[i] = "**" + c.String() + "**"
+// Hint renders the private answer to /ttt hint: the best moves for the
+// side toMove and what they keep, and that the game now counts as
+// assisted.
+func (r *Renderer) Hint(loc discordgo.Locale, toMove game.Mark, h HintResult) *discordgo.InteractionResponseData {
+	names := make([]string, 0, len(h.Moves)+len(h.Names))
+	for _, c := range h.Moves {
+		names = append(names, "**"+c.String()+"**")
+	}
+	for _, n := range h.Names {
+		names = append(names, "**"+n+"**")
 	}
 	var value string
 	if h.Value == game.Ongoing {
 		value = r.cat.Text(loc, "hint.estimate")
 	} else {
-		value = r.valueText(loc, review.Value{Result: h.Value, Plies: h.Plies, Exact: true}, pos.ToMove())
+		value = r.valueText(loc, review.Value{Result: h.Value, Plies: h.Plies, Exact: true}, toMove)
 	}
 	lines := []string{
-		r.cat.Plural(loc, "hint.moves", len(h.Moves), "moves", strings.Join(names, ", "), "value", value),
+		r.cat.Plural(loc, "hint.moves", len(names), "moves", strings.Join(names, ", "), "value", value),
 		r.cat.Text(loc, "hint.assisted"),
 	}
 	return Ephemeral(strings.Join(lines, "\n"))

@@ -255,7 +255,7 @@ func TestRenderHintGolden(t *testing.T) {
 	for _, loc := range goldenLocales {
 		for _, tc := range cases {
 			t.Run(string(loc)+"/"+tc.name, func(t *testing.T) {
-				d := checked(t, r.Hint(loc, pos, tc.h))
+				d := checked(t, r.Hint(loc, pos.ToMove(), tc.h))
 				goldenFile(t, "hint-"+tc.name+"."+string(loc)+".json", wireJSON(t, d))
 			})
 		}

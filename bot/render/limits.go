@@ -28,6 +28,8 @@ const (
 	MaxEmbedFooterLen    = 2048
 	MaxEmbedAuthorLen    = 256
 	MaxEmbedTotalLen     = 6000
+	// MaxFiles is the most files a message carries.
+	MaxFiles = 10
 )
 
 // CheckMessage reports every way d breaks Discord's limits: content over
@@ -56,6 +58,9 @@ func CheckMessage(d *discordgo.InteractionResponseData) error {
 		c.checkRow(i, row)
 	}
 	c.checkEmbeds(d.Embeds)
+	if len(d.Files) > MaxFiles {
+		c.bad("%d files, limit %d", len(d.Files), MaxFiles)
+	}
 	return errors.Join(c.errs...)
 }
 
@@ -107,6 +112,9 @@ func (c *messageChecker) checkSelect(i, rowLen int, sm discordgo.SelectMenu) {
 	for k, o := range sm.Options {
 		if n := utf8.RuneCountInString(o.Label); n == 0 || n > MaxSelectOptionLen || len(o.Value) == 0 || len(o.Value) > MaxSelectOptionLen {
 			c.bad("select %d option %d: label of %d characters and value of %d bytes, want 1 to %d", i, k, n, len(o.Value), MaxSelectOptionLen)
+		}
+		if n := utf8.RuneCountInString(o.Description); n > MaxSelectOptionLen {
+			c.bad("select %d option %d: description of %d characters, limit %d", i, k, n, MaxSelectOptionLen)
 		}
 	}
 	switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -371,7 +372,9 @@ func TestRenderBoardErrors(t *testing.T) {
 		s    *persistence.Session
 	}{
 		{"bad rules", &persistence.Session{ID: testGame, Rules: "nonsense"}},
-		{"too big", &persistence.Session{ID: testGame, Rules: "6x6k4"}},
+		{"too big", &persistence.Session{ID: testGame, Rules: "16x16k5"}},
+		{"bad wide move", &persistence.Session{ID: testGame, Rules: "15x15k5", WideMoves: []wide.Cell{15}}},
+		{"long id on a big board", &persistence.Session{ID: persistence.GameID(strings.Repeat("1", 70) + ".abcdefghijklm"), Rules: "15x15k5", Status: persistence.StatusActive}},
 		{"bad move", &persistence.Session{ID: testGame, Rules: "3x3k3", Moves: []game.Cell{0, 0}}},
 		{"long id", &persistence.Session{ID: persistence.GameID(strings.Repeat("1", 70) + ".abcdefghijklm"), Rules: "3x3k3"}},
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -214,6 +215,7 @@ func (d *retryingDiscord) ChannelMessageEditComplex(m *discordgo.MessageEdit, op
 	var out *discordgo.Message
 	err := d.retry("channel_message_edit", options, func() error {
 		var err error
+		Rewind(m.Files)
 		out, err = d.Discord.ChannelMessageEditComplex(m, options...)
 		return err
 	})
@@ -226,10 +228,23 @@ func (d *retryingDiscord) InteractionResponseEdit(i *discordgo.Interaction, edit
 	var out *discordgo.Message
 	err := d.retry("interaction_original", options, func() error {
 		var err error
+		Rewind(edit.Files)
 		out, err = d.Discord.InteractionResponseEdit(i, edit, options...)
 		return err
 	})
 	return out, err
+}
+
+// Rewind puts the readers of files back at their start where they can
+// seek (the bytes.Reader of a rendered picture can), so that a file sent
+// once is whole when sent again: by a retry, or in an edit of the same
+// message data.
+func Rewind(files []*discordgo.File) {
+	for _, f := range files {
+		if s, ok := f.Reader.(io.Seeker); ok {
+			_, _ = s.Seek(0, io.SeekStart)
+		}
+	}
 }
 
 // noncePost is a channel post with Discord's nonce, which makes it

@@ -45,3 +45,23 @@ func PresetRules(key string) (game.Rules, bool) {
 	}
 	return game.Rules{}, false
 }
+
+// bigPresetKeys are the boards past the buttons offered where a game
+// starts (challenge, vs-ai, ai-duel), in menu order: 7x7 five in a row
+// (game's engine), 9x9 five in a row, gomoku (15x15, five or more) and
+// standard gomoku (15x15, exactly five), the last three game/wide's.
+var bigPresetKeys = [...]string{"7x7k5", "9x9k5", "15x15k5", "15x15k5e"}
+
+// BigPresetKeys returns the rules keys of the big boards offered, in
+// menu order. Their boards are pictures, not buttons.
+func BigPresetKeys() []string { return bigPresetKeys[:] }
+
+// IsBigPreset reports whether key is one of BigPresetKeys.
+func IsBigPreset(key string) bool {
+	for _, k := range bigPresetKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,247 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/tttbot/ttt-bot/bot/i18n"
+	"github.com/tttbot/ttt-bot/chart"
+	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
+	"github.com/tttbot/ttt-bot/internal/golden"
+	"github.com/tttbot/ttt-bot/persistence"
+)
+
+// bigSession is a game on rules played with moves (row, col), between
+// two people or against the computer, live or finished as the moves
+// leave it.
+func bigSession(t testing.TB, rules string, moves [][2]int, vsAI bool) *persistence.Session {
+	t.Helper()
+	s := &persistence.Session{ID: testGame, Rules: rules, Players: [2]persistence.Seat{human(alice), human(bob)},
+		Status: persistence.StatusActive, TurnTime: time.Minute, Deadline: fixedNow, Version: int64(len(moves) + 1)}
+	if vsAI {
+		s.Players[1] = persistence.Seat{AI: persistence.AI{Level: "minimax"}}
+	}
+	br, err := persistence.ParseBoardRules(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range moves {
+		if br.IsWide() {
+			s.WideMoves = append(s.WideMoves, wide.NewCell(m[0], m[1]))
+		} else {
+			s.Moves = append(s.Moves, game.NewCell(m[0], m[1]))
+		}
+	}
+	b, err := s.Board()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Over() {
+		s.Status, s.Result, s.End, s.Deadline = persistence.StatusFinished, b.Result(), persistence.ByWin, time.Time{}
+		if b.Result() == game.Draw {
+			s.End = persistence.ByDraw
+		}
+	}
+	return s
+}
+
+// randomMoves plays seeded random moves on rules until the game ends or n
+// moves are played.
+func randomMoves(t testing.TB, rules string, seed uint64, n int) [][2]int {
+	t.Helper()
+	br, err := persistence.ParseBoardRules(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var out [][2]int
+	b := persistence.NewBoard(br)
+	for len(out) < n && !b.Over() {
+		row, col := rng.IntN(b.Rows()), rng.IntN(b.Cols())
+		if b.At(row, col) != game.Empty {
+			continue
+		}
+		out = append(out, [2]int{row, col})
+		if b, err = bigSession(t, rules, out, false).Board(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestBigBoardFits: on every size from 6x6 to 15x15 (and oblong ones), in
+// every locale, a big board's message, live or over, and the row menu of
+// each of its columns pass Discord's message checks; the picture is one
+// PNG of the board's size, within 600x600 and 200 KB; the column menu
+// offers exactly the columns with a free cell.
+func TestBigBoardFits(t *testing.T) {
+	r := testRenderer(t)
+	var rules []string
+	for n := 6; n <= 15; n++ {
+		k := min(n, 5)
+		if n <= 8 {
+			rules = append(rules, fmt.Sprintf("%dx%dk%d", n, n, k))
+		} else {
+			rules = append(rules, fmt.Sprintf("%dx%dk%d", n, n, k), fmt.Sprintf("%dx%dk%de", n, n, k))
+		}
+	}
+	rules = append(rules, "6x9k4", "15x7k5", "7x15k6", "8x3k3")
+	for i, rl := range rules {
+		for _, n := range []int{0, 1, 17, 400} {
+			moves := randomMoves(t, rl, uint64(i*7+n), n)
+			for _, vsAI := range []bool{false, true} {
+				s := bigSession(t, rl, moves, vsAI)
+				b, _ := s.Board()
+				locs := []discordgo.Locale{i18n.DefaultLocale}
+				if n == 17 && (rl == "6x6k5" || rl == "15x15k5e" || rl == "7x15k6") {
+					// The texts differ by locale, not by size or move: every
+					// locale on the smallest, largest and longest-lined boards.
+					locs = r.cat.Locales()
+				}
+				for _, loc := range locs {
+					d, err := r.Board(loc, 0, s, nil)
+					if err != nil {
+						t.Fatalf("%s %d moves %s: %v", rl, len(moves), loc, err)
+					}
+					if err := CheckMessage(d); err != nil {
+						t.Fatalf("%s %d moves %s: %v", rl, len(moves), loc, err)
+					}
+					if loc != i18n.DefaultLocale {
+						continue
+					}
+					checkPicture(t, rl, b, d)
+					checkColumnMenu(t, r, s, b, d)
+				}
+			}
+		}
+	}
+}
+
+func checkPicture(t *testing.T, rl string, b persistence.Board, d *discordgo.InteractionResponseData) {
+	t.Helper()
+	if len(d.Files) != 1 || d.Files[0].Name != BoardPictureName || d.Files[0].ContentType != "image/png" {
+		t.Fatalf("%s: files %+v, want the one picture", rl, d.Files)
+	}
+	raw, err := io.ReadAll(d.Files[0].Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	w, h := chart.BoardSize(b.Rows(), b.Cols())
+	if err != nil || img.Bounds().Dx() != w || img.Bounds().Dy() != h || w > 600 || h > 600 || len(raw) > 200<<10 {
+		t.Fatalf("%s: picture %v, %d bytes, %v; want %dx%d within 600x600 and 200 KB", rl, img.Bounds(), len(raw), err, w, h)
+	}
+}
+
+func checkColumnMenu(t *testing.T, r *Renderer, s *persistence.Session, b persistence.Board, d *discordgo.InteractionResponseData) {
+	t.Helper()
+	var menu *discordgo.SelectMenu
+	for _, row := range d.Components {
+		for _, c := range row.(discordgo.ActionsRow).Components {
+			if sm, ok := c.(discordgo.SelectMenu); ok {
+				menu = &sm
+			}
+		}
+	}
+	live := s.Status.Live()
+	if (menu != nil) != live {
+		t.Fatalf("%s at %d moves (%s): column menu %v", s.Rules, s.Ply(), s.Status, menu != nil)
+	}
+	if !live {
+		return
+	}
+	if menu.Disabled != s.Seat(b.ToMove()).IsAI() {
+		t.Fatalf("%s: column menu disabled %v with %v to move", s.Rules, menu.Disabled, s.Seat(b.ToMove()))
+	}
+	var want []string
+	for col := range b.Cols() {
+		for row := range b.Rows() {
+			if b.At(row, col) == game.Empty {
+				want = append(want, columnName(col))
+				break
+			}
+		}
+	}
+	if len(menu.Options) != len(want) {
+		t.Fatalf("%s: column menu %v, want columns %v", s.Rules, menu.Options, want)
+	}
+	for i, o := range menu.Options {
+		if o.Value != want[i] {
+			t.Fatalf("%s: column menu %v, want columns %v", s.Rules, menu.Options, want)
+		}
+		locs := []discordgo.Locale{i18n.DefaultLocale}
+		if i == 0 {
+			locs = r.cat.Locales()
+		}
+		for _, loc := range locs {
+			rm, err := r.RowMenu(loc, s, b, col(o.Value))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := CheckMessage(rm); err != nil {
+				t.Fatalf("%s column %s %s: %v", s.Rules, o.Value, loc, err)
+			}
+		}
+	}
+}
+
+// col is the column of a column menu's value.
+func col(v string) int { return int(v[0] - 'a') }
+
+// TestBigBoardGolden pins a 15x15 board's message and a row menu.
+func TestBigBoardGolden(t *testing.T) {
+	r := testRenderer(t)
+	moves := [][2]int{{7, 7}, {6, 8}, {7, 8}, {8, 6}, {7, 6}}
+	for _, loc := range []discordgo.Locale{i18n.DefaultLocale, discordgo.Greek, discordgo.PortugueseBR} {
+		s := bigSession(t, "15x15k5", moves, true)
+		// The computer (X) has moved; alice (O) is to move.
+		s.Players[0], s.Players[1] = persistence.Seat{AI: persistence.AI{Level: "minimax"}}, human(alice)
+		d, err := r.Board(loc, 0, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := s.Board()
+		rm, err := r.RowMenu(loc, s, b, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Files = nil // the picture has its own goldens (chart)
+		golden.Equal(t, "bigboard."+string(loc)+".json", golden.JSON(t, []any{d, rm}))
+	}
+}
+
+// TestFreeCellsOrder: the suggestions start at the last move and go out
+// by distance, never by value, and skip marked cells.
+func TestFreeCellsOrder(t *testing.T) {
+	s := bigSession(t, "15x15k5", [][2]int{{7, 7}, {0, 0}}, false)
+	b, _ := s.Board()
+	got := FreeCells(s, b, nil)
+	if len(got) != 223 || got[0] != "b1" || got[1] != "a2" || got[2] != "b2" {
+		t.Fatalf("free cells after h8 a1: %d, starting %v; want 223 starting next to a1", len(got), got[:3])
+	}
+	empty := bigSession(t, "9x9k5", nil, false)
+	b, _ = empty.Board()
+	if got := FreeCells(empty, b, nil); got[0] != "e5" {
+		t.Fatalf("free cells of the empty 9x9 start at %s, want the centre e5", got[0])
+	}
+}
+
+// BenchmarkBigBoard renders a 15x15 board's whole message (texts, menus
+// and the picture) in the middle of a game: the bar is 20 ms.
+func BenchmarkBigBoard(b *testing.B) {
+	r := testRenderer(b)
+	s := bigSession(b, "15x15k5", randomMoves(b, "15x15k5", 3, 60), false)
+	for b.Loop() {
+		if _, err := r.Board(i18n.DefaultLocale, 0, s, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -96,6 +96,18 @@ func TestE2EGomoku(t *testing.T) {
 			if !strings.Contains(m.Content, e.cat.Text(i18n.DefaultLocale, "result.win", "mark", render.EmojiX, "player", "<@"+alice+">")) {
 				t.Fatalf("final board %q does not name the winner", m.Content)
 			}
+			// Counted once in the stats and ratings (the rating lines on
+			// the board), in the server and globally.
+			for user, want := range map[string]persistence.Tally{alice: {Wins: 1}, bob: {Losses: 1}} {
+				for _, guild := range []string{e2eGuild, ""} {
+					if st, err := e.store.Stats(e.ctx, guild, user); err != nil || st.Games != 1 || st.Tally != want || st.Rated != 1 {
+						t.Fatalf("stats of %s in %q: %+v %v, want one rated game %+v", user, guild, st, err, want)
+					}
+				}
+			}
+			if !strings.Contains(m.Content, "<@"+bob+">") || strings.Count(m.Content, "\n") < 3 {
+				t.Fatalf("final board %q has no rating lines", m.Content)
+			}
 			e.noFailures()
 		})
 		t.Run(tr.name+"/computer", func(t *testing.T) {

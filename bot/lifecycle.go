@@ -258,11 +258,6 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 	if s.Puzzle != "" {
 		return nil, b.finishPuzzle(ctx, s)
 	}
-	if len(s.WideMoves) > 0 || wideRules(s.Rules) {
-		// Boards past 8x8 have no stats, ratings, archive or corpus yet:
-		// those stores keep game's cells.
-		return nil, nil
-	}
 	x, o := s.Players[0].User, s.Players[1].User
 	st, err := b.settings(ctx, nil, s.Guild)
 	if err != nil {
@@ -281,7 +276,17 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 	}
 	fg := finishedGame(s)
 	fg.Unrated = !st.Rated || s.Unrated
-	if err := b.store.RecordGame(ctx, fg); err != nil {
+	record := b.store.RecordGame
+	if wideRules(s.Rules) {
+		// Past 8x8 a game counts in the stats and ratings, but the corpus,
+		// the archive (replays, reviews, histories) keep game's cells and
+		// do not take it yet.
+		record = func(ctx context.Context, g persistence.FinishedGame) error {
+			_, err := b.store.RecordResult(ctx, g)
+			return err
+		}
+	}
+	if err := record(ctx, fg); err != nil {
 		// Still keep it for replays and reviews: its board offers them.
 		return nil, errors.Join(fmt.Errorf("bot: record game %s: %w", s.ID, err), b.archive(ctx, s, nil))
 	}
@@ -302,6 +307,9 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 // archive keeps a finished game for replays, reviews and the players'
 // histories, with the rating changes of a rated game (X's then O's).
 func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []render.PlayerRating) error {
+	if wideRules(s.Rules) {
+		return nil // see finishGame
+	}
 	g := persistence.ArchivedGame{
 		ID: s.ID, Guild: s.Guild, Rules: s.Rules, Start: s.Start, Moves: s.Moves,
 		Result: s.Result, End: s.End, Finished: s.Updated, Assisted: s.Assisted,

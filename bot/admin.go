@@ -158,5 +158,5 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 		}
 		return b.continueGame(ctx, c, ng, respMessage)
 	}
-	return b.postChallenge(ctx, c, s.Rules, swapped, side.Other())
+	return b.postChallenge(ctx, c, s.Rules, s.Swap, swapped, side.Other())
 }

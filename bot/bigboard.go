@@ -32,12 +32,16 @@ func init() {
 	routeCommand(command.Path(command.Name, command.SubMove), (*Bot).moveCommand)
 	routeComponent(false, (*Bot).pickColumn, customid.ActionColumn)
 	routeComponent(false, (*Bot).pickCell, customid.ActionPlace)
+	routeComponent(false, (*Bot).takeSide, customid.ActionTakeX, customid.ActionTakeO)
 }
 
 // Keys of the refusals of a move without buttons.
 const (
 	keyBadCell   = "error.bad_cell"
 	keyLevelWide = "error.level_wide"
+	// keyChooseSide refuses a move while a swap opening's side is to be
+	// chosen.
+	keyChooseSide = "reply.choose_side"
 )
 
 // maxSuggestions is the most choices Discord takes in an autocomplete.
@@ -139,10 +143,45 @@ func (b *Bot) checkTurn(c *call, s *persistence.Session, ply int) (persistence.B
 	if err != nil {
 		return persistence.Board{}, err
 	}
-	if board.ToMove() != side {
+	switch {
+	case s.Acting(board) != side:
 		return persistence.Board{}, userErr(render.KeyNotYourTurn)
+	case s.SwapPending(board):
+		return persistence.Board{}, userErr(keyChooseSide)
 	}
 	return board, nil
+}
+
+// takeSide is O's player's choice of a side at the end of a swap opening
+// (the Take ❌ and Take ⭕ buttons); then the game goes on, the computer
+// replying if it is to move.
+func (b *Bot) takeSide(ctx context.Context, c *call, id customid.ID) error {
+	s, err := b.store.Game(ctx, id.Game)
+	if err != nil {
+		return err
+	}
+	board, err := s.Board()
+	switch {
+	case err != nil:
+		return err
+	case s.SideOf(c.user) == game.Empty:
+		return userErr(render.KeyNotYourGame)
+	case !s.Status.Live():
+		return userErr(render.KeyGameOver)
+	case s.Ply() != id.Move || !s.SwapPending(board):
+		return userErr(render.KeyBoardChanged)
+	case s.Seat(game.O).User != c.user:
+		return userErr(render.KeyNotYourTurn)
+	}
+	side := game.O
+	if id.Action == customid.ActionTakeX {
+		side = game.X
+	}
+	next, err := b.store.ChooseSide(ctx, s.ID, s.Version, c.user, side)
+	if err != nil {
+		return err
+	}
+	return b.continueGame(ctx, c, next, respUpdate)
 }
 
 // placeMark plays the caller's cell, as typed or picked, in s on the board
@@ -276,15 +315,50 @@ func (b *Bot) suggestCells(ctx context.Context, c *call) error {
 // wideAIMove is aiMove on a wide board (past 8x8): the level's wide-board
 // player (ai/gomoku) thinks within timeout, its budget bent by load, and
 // the move is played. A player that fails plays a random free cell, so
-// the game never stalls.
+// the game never stalls. In a swap opening the computer acts until a
+// person is to: it places all three stones, or chooses a side and, with
+// O, moves.
 func (b *Bot) wideAIMove(ctx context.Context, s *persistence.Session, pos wide.Position, seat persistence.Seat, timeout time.Duration, load float64, owe func() bool) (*persistence.Session, error) {
+	next, err := b.wideAIStep(ctx, s, pos, seat, timeout, load, owe)
+	for err == nil && next.Swap && next.Ply() <= 3 && next.Status == persistence.StatusActive {
+		board, berr := next.Board()
+		if berr != nil {
+			return nil, berr
+		}
+		st := next.Seat(next.Acting(board))
+		if !st.IsAI() {
+			break
+		}
+		next, err = b.wideAIStep(ctx, next, board.Wide(), st, timeout, load, owe)
+	}
+	return next, err
+}
+
+// wideAIStep is one action of the computer on a wide board: a move, an
+// opening stone or the choice of a side.
+func (b *Bot) wideAIStep(ctx context.Context, s *persistence.Session, pos wide.Position, seat persistence.Seat, timeout time.Duration, load float64, owe func() bool) (*persistence.Session, error) {
 	seed := seat.AI.Seed + uint64(s.Ply())
 	p, err := gomoku.NewLevel(seat.AI.Level, gomoku.LevelOptions{Seed: seed, Budget: seat.AI.Budget, Load: load, Depth: seat.AI.Depth})
 	if err != nil {
 		return nil, fmt.Errorf("bot: AI player of game %s: %w", s.ID, err)
 	}
 	mctx, cancel := context.WithTimeout(ctx, timeout)
-	cell, err := p.Move(mctx, pos)
+	var cell wide.Cell
+	switch {
+	case s.Swap && !s.SwapChosen && pos.Ply() == 3:
+		// The end of a swap opening: the computer takes the side its
+		// search rates higher.
+		side := gomoku.ChooseSide(mctx, pos, timeout/2)
+		cancel()
+		if owe != nil && owe() {
+			b.owe(ctx, s, s.Version+1, b.aiTimeout(seat)+oweGrace)
+		}
+		return b.store.ChooseSide(ctx, s.ID, s.Version, "", side)
+	case s.Swap && !s.SwapChosen && pos.Ply() < 3:
+		cell = gomoku.OpeningStone(pos.Rules(), seat.AI.Seed, pos.Ply()) // a balanced opening
+	default:
+		cell, err = p.Move(mctx, pos)
+	}
 	cancel()
 	if err != nil && ctx.Err() == nil && !errors.Is(err, gomoku.ErrNoMoves) {
 		r, _ := gomoku.NewLevel("random", gomoku.LevelOptions{Seed: seed})

@@ -19,18 +19,18 @@ func (b *Bot) challenge(ctx context.Context, c *call, r command.ChallengeRequest
 	var players [2]persistence.Seat
 	players[seatIndex(side)] = persistence.Seat{User: c.user}
 	players[seatIndex(side.Other())] = persistence.Seat{User: r.Opponent}
-	return b.postChallenge(ctx, c, command.RulesKey(r.Rules, r.Wide), players, side)
+	return b.postChallenge(ctx, c, command.RulesKey(r.Rules, r.Wide), r.Swap, players, side)
 }
 
 // postChallenge creates a challenge from the player on side and posts it
 // as a new message.
-func (b *Bot) postChallenge(ctx context.Context, c *call, rules string, players [2]persistence.Seat, side game.Mark) error {
+func (b *Bot) postChallenge(ctx context.Context, c *call, rules string, swap bool, players [2]persistence.Seat, side game.Mark) error {
 	st, err := b.settings(ctx, c, c.i.GuildID)
 	if err != nil {
 		return err
 	}
 	s, err := b.createChallenge(ctx, c, persistence.Session{
-		Rules: rules, Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
+		Rules: rules, Swap: swap, Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
 		TurnTime: st.TurnTime, Expiry: st.StoreExpiry(),
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -375,4 +376,113 @@ func TestE2EMoveCommandButtons(t *testing.T) {
 	e.wantText(e.typed(alice, "b2"), render.KeyCellTaken)
 	e.wantText(e.typed(alice, "d1"), "error.bad_cell", "cell", "d1", "cols", "a–c", "rows", "1–3", "last", "c3")
 	e.noFailures()
+}
+
+// TestE2EGomokuTournament runs a 4-player gomoku Swiss of two rounds
+// (three people and the minimax computer) whose games open with a swap:
+// X's player places three stones by the menus, O's player takes a side
+// by its button (the computer does both on its own), and the player then
+// to move resigns. Every game must pass through the swap and end.
+func TestE2EGomokuTournament(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, bot.Options{RateBurst: -1, ChallengeCooldown: -1})
+	e.sweeper(50 * time.Millisecond)
+	const mod = alice
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentCreate, fakediscord.Option{Name: "name", Value: "Gomoku Cup"},
+		fakediscord.Option{Name: "format", Value: "swiss"}, fakediscord.Option{Name: "rounds", Value: 2},
+		fakediscord.Option{Name: "board", Value: "15x15k5"})
+	m := e.signup("Gomoku Cup")
+	if !strings.Contains(m.Content, e.cat.Text(i18n.DefaultLocale, "choice.board.15x15k5")) &&
+		!strings.Contains(m.Content, e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "15", "cols", "15", "k", "5")) {
+		t.Fatalf("the sign-up %q does not name the board", m.Content)
+	}
+	_, join := e.button(&m, customid.ActionTournament)
+	for _, u := range []string{alice, bob, carol} {
+		e.click(u, m.ID, join.CustomID)
+	}
+	e.wantUserText(e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, fakediscord.Option{Name: "level", Value: "perfect"}),
+		"error.level_wide", "level", e.cat.Text(i18n.DefaultLocale, "level.perfect"),
+		"rules", e.cat.Text(i18n.DefaultLocale, "rules.kinarow", "rows", "15", "cols", "15", "k", "5"),
+		"levels", strings.Join([]string{e.cat.Text(i18n.DefaultLocale, "level.random"), e.cat.Text(i18n.DefaultLocale, "level.easy"),
+			e.cat.Text(i18n.DefaultLocale, "level.minimax")}, ", "))
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentAddAI, fakediscord.Option{Name: "level", Value: "minimax"})
+	e.tournamentCmd(mod, moderatorPerms, command.TournamentStart)
+	swaps := 0
+	for round := 1; round <= 2; round++ {
+		tn := e.roundPosted("Gomoku Cup", round)
+		for _, p := range tn.Games {
+			if p.Round == round && !p.Bye() {
+				swaps += e.swapAndResign(p.Game)
+			}
+		}
+	}
+	e.tournamentOf("Gomoku Cup", "finished", func(t *persistence.Tournament) bool { return t.Status == persistence.TournamentFinished })
+	if swaps != 4 {
+		t.Fatalf("%d games went through the swap opening, want all 4", swaps)
+	}
+	e.noFailures()
+}
+
+// swapAndResign plays game id's swap opening (the people's parts: three
+// stones by the menus, Take ⭕) and has the person then to move resign. It
+// returns 1 if the game went through the swap to a chosen side.
+func (e *e2e) swapAndResign(id persistence.GameID) int {
+	e.t.Helper()
+	opening := []string{"h8", "h7", "i7"}
+	for {
+		s := e.waitGame(id, "a person to act", func(s *persistence.Session) bool {
+			if !s.Status.Live() {
+				return true
+			}
+			m, err := s.ToMove()
+			return err == nil && s.Message != "" && s.Seat(m).User != ""
+		})
+		if !s.Swap {
+			e.t.Fatalf("tournament game %s on %s has no swap opening", id, s.Rules)
+		}
+		if !s.Status.Live() {
+			return b2i(s.SwapChosen)
+		}
+		b, _ := s.Board()
+		user := s.Seat(s.Acting(b)).User
+		switch {
+		case !s.SwapChosen && b.Ply() < 3:
+			e.menuMove(user, s.Message, b.Ply(), opening[b.Ply()])
+		case s.SwapPending(b):
+			m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+				if m.ID != s.Message {
+					return false
+				}
+				for _, c := range m.Buttons() {
+					if id, err := e.signer.Decode(c.CustomID); err == nil && id.Action == customid.ActionTakeO && id.Move == 3 && !c.Disabled {
+						return true
+					}
+				}
+				return false
+			})
+			if err != nil {
+				e.t.Fatalf("game %s: no Take buttons: %v", id, err)
+			}
+			want := e.cat.Text(i18n.DefaultLocale, "board.swap_choose", "player", "<@"+user+">", "xmark", render.EmojiX, "omark", render.EmojiO)
+			if !strings.Contains(m.Content, want) {
+				e.t.Fatalf("board %q does not ask %s to choose", m.Content, user)
+			}
+			_, take := e.button(&m, customid.ActionTakeO)
+			if r, _ := e.click(user, m.ID, take.CustomID); r.Type != int(discordgo.InteractionResponseUpdateMessage) {
+				e.t.Fatalf("Take ⭕ answered type %d %q", r.Type, r.Message.Content)
+			}
+		default:
+			m := e.bigBoardAt(s.Message, b.Ply())
+			_, resign := e.button(&m, customid.ActionResign)
+			e.click(user, m.ID, resign.CustomID)
+			return b2i(s.SwapChosen)
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

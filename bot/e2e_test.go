@@ -185,7 +185,11 @@ func (e *e2e) wait(d *fakediscord.Delivery) fakediscord.Response {
 	e.mu.Unlock()
 	r, err := d.Wait(e.ctx)
 	if err != nil {
-		e.t.Fatalf("interaction %s: %v", d.ID(), err)
+		var why []string
+		for _, r := range d.Responses() {
+			why = append(why, r.Error)
+		}
+		e.t.Fatalf("interaction %s: %v %q", d.ID(), err, why)
 	}
 	if r.Kind != fakediscord.KindCallback || r.Message == nil {
 		e.t.Fatalf("interaction %s: first response %+v, want a callback with a message", d.ID(), r)

@@ -14,7 +14,6 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/render"
 	"github.com/tttbot/ttt-bot/bot/tourney"
-	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
 )
@@ -90,11 +89,11 @@ func (b *Bot) tournamentCommand(ctx context.Context, c *call, r command.Tourname
 		if !manager {
 			return userErr("reply.tournament_not_allowed")
 		}
-		rules, err := game.ParseRules(t.Rules)
+		rules, err := persistence.ParseBoardRules(t.Rules)
 		if err != nil {
 			return fmt.Errorf("bot: tournament %s: %w", t.ID, err)
 		}
-		if err := b.checkNetwork(c.loc, r.Level, rules); err != nil {
+		if err := b.checkLevel(c.loc, r.Level, rules.Small, rules.Wide); err != nil {
 			return err
 		}
 		if next, err = b.store.UpdateTournament(ctx, t.ID, func(t *persistence.Tournament) error {
@@ -171,7 +170,7 @@ func (b *Bot) createTournament(ctx context.Context, c *call, r command.Tournamen
 	}
 	t := &persistence.Tournament{
 		ID: newTournamentID(), Guild: c.i.GuildID, Channel: c.i.ChannelID, Name: r.Name, Format: r.Format,
-		Rules: r.Rules.String(), Rounds: r.Rounds, Double: r.Double && r.Format == command.FormatRoundRobin, TurnTime: st.TurnTime, Rated: st.Rated,
+		Rules: command.RulesKey(r.Rules, r.Wide), Rounds: r.Rounds, Double: r.Double && r.Format == command.FormatRoundRobin, TurnTime: st.TurnTime, Rated: st.Rated,
 		Creator: c.user, Status: persistence.TournamentSignup, Created: b.now().UTC(),
 	}
 	if r.Format != command.FormatSwiss {

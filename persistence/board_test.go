@@ -81,3 +81,76 @@ func TestWideGame(t *testing.T) {
 		t.Fatalf("after the deadline: %+v, %v; want X wins on time", c, err)
 	}
 }
+
+// TestSwapOpening: in a swap opening X's player places X, O and X, then
+// O's player chooses a side (taking X swaps the seats) and O moves; moves
+// out of that order, a choice by the wrong player or at the wrong time are
+// refused, and a clock runs against whoever is to act.
+func TestSwapOpening(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	if _, err := e.store.CreateGame(ctx, "600", persistence.Session{Rules: "7x7k5", Players: [2]persistence.Seat{{User: "x"}, {User: "o"}}, Swap: true}); !errors.Is(err, persistence.ErrInvalid) {
+		t.Fatalf("a swap opening on a small board: %v, want ErrInvalid", err)
+	}
+	g, err := e.store.CreateGame(ctx, "601", persistence.Session{Rules: "15x15k5", Players: [2]persistence.Seat{{User: "alice"}, {User: "bob"}},
+		Swap: true, TurnTime: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rc := range [][2]int{{7, 7}, {6, 7}, {6, 8}} {
+		if _, err := e.store.PlayAt(ctx, g, "bob", 0, i); !errors.Is(err, persistence.ErrNotYourTurn) {
+			t.Fatalf("bob during the opening: %v, want ErrNotYourTurn", err)
+		}
+		if _, err := e.store.ChooseSide(ctx, g.ID, 0, "bob", game.X); !errors.Is(err, persistence.ErrNotYourTurn) {
+			t.Fatalf("bob choosing at stone %d: %v, want ErrNotYourTurn", i, err)
+		}
+		if g, err = e.store.PlayAt(ctx, g, "alice", rc[0], rc[1]); err != nil {
+			t.Fatalf("alice's opening stone %d: %v", i+1, err)
+		}
+	}
+	b, _ := g.Board()
+	if b.At(6, 7) != game.O || !g.SwapPending(b) || g.Acting(b) != game.O {
+		t.Fatalf("after the opening: h7 %v, pending %v, acting %v; want O's stone, a choice for O's player", b.At(6, 7), g.SwapPending(b), g.Acting(b))
+	}
+	for _, by := range []string{"alice", "bob"} {
+		if _, err := e.store.PlayAt(ctx, g, by, 0, 0); !errors.Is(err, persistence.ErrNotYourTurn) {
+			t.Fatalf("%s moving before the choice: %v, want ErrNotYourTurn", by, err)
+		}
+	}
+	if _, err := e.store.ChooseSide(ctx, g.ID, 0, "alice", game.O); !errors.Is(err, persistence.ErrNotYourTurn) {
+		t.Fatalf("alice choosing: %v, want ErrNotYourTurn", err)
+	}
+	if g, err = e.store.ChooseSide(ctx, g.ID, 0, "bob", game.X); err != nil {
+		t.Fatal(err)
+	}
+	if g.Players[0].User != "bob" || g.Players[1].User != "alice" || !g.SwapChosen {
+		t.Fatalf("bob took X: players %+v, chosen %v", g.Players, g.SwapChosen)
+	}
+	if _, err := e.store.ChooseSide(ctx, g.ID, 0, "alice", game.X); !errors.Is(err, persistence.ErrNotYourTurn) {
+		t.Fatalf("a second choice: %v, want ErrNotYourTurn", err)
+	}
+	if g, err = e.store.PlayAt(ctx, g, "alice", 8, 8); err != nil {
+		t.Fatalf("alice, now O, to move: %v", err)
+	}
+	if m, _ := g.ToMove(); m != game.X {
+		t.Fatalf("after O's move %v is to act, want X (bob)", m)
+	}
+	// A clock runs against whoever acts: the chooser loses on time.
+	c, err := e.store.CreateGame(ctx, "602", persistence.Session{Rules: "15x15k5e", Players: [2]persistence.Seat{{User: "alice"}, {User: "bob"}},
+		Swap: true, TurnTime: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range [][2]int{{7, 7}, {6, 7}, {6, 8}} {
+		if c, err = e.store.PlayAt(ctx, c, "alice", rc[0], rc[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clk.Advance(2 * time.Minute)
+	if _, err := e.store.Sweep(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = e.store.Game(ctx, c.ID); err != nil || c.Result != game.XWins || c.End != persistence.ByTimeout {
+		t.Fatalf("the chooser out of time: %+v, %v; want X (alice) to win on time", c, err)
+	}
+}

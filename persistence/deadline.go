@@ -237,7 +237,7 @@ func overdue(cur *Session, now time.Time) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
+		finishSession(next, sessionWinFor(cur.Acting(p).Other()), ByTimeout)
 	default:
 		finishSession(next, game.Ongoing, ByExpiry)
 		next.Status = StatusExpired

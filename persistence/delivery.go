@@ -215,7 +215,7 @@ func (s *Store) OwedVersion(ctx context.Context, id GameID) (int64, bool, error)
 func (s *Store) RestartClock(ctx context.Context, id GameID, version int64, from time.Time) (*Session, error) {
 	var unchanged *Session
 	next, err := s.update(ctx, id, version, func(cur, next *Session, p Board) error {
-		if cur.Status != StatusActive || cur.TurnTime <= 0 || cur.Seat(p.ToMove()).IsAI() ||
+		if cur.Status != StatusActive || cur.TurnTime <= 0 || cur.Seat(cur.Acting(p)).IsAI() ||
 			!cur.Deadline.Before(from.Add(cur.TurnTime)) {
 			unchanged = cur
 			return errUnchanged

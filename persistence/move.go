@@ -388,6 +388,9 @@ func validateNewGame(g *Session) error {
 	if p.Over() {
 		return bad("the start position %q is already decided", g.Start)
 	}
+	if g.Swap && (!p.IsWide() || p.Ply() > 0) {
+		return bad("a swap opening is for a wide board from the empty board, not %s", g.Rules)
+	}
 	for i, st := range g.Players {
 		if st.User != "" && st.IsAI() {
 			return bad("seat %d has both a user and an AI", i)
@@ -566,15 +569,19 @@ func (s *Store) move(by string, row, col int) func(cur, next *Session, p Board) 
 		if cur.Status != StatusActive {
 			return fmt.Errorf("%w: game %s is %s", ErrNotLive, cur.ID, cur.Status)
 		}
-		seat := cur.Seat(p.ToMove())
+		side := cur.Acting(p)
+		seat := cur.Seat(side)
 		if by == "" && !seat.IsAI() || by != "" && seat.User != by {
-			return fmt.Errorf("%w: game %s: %s is to move", ErrNotYourTurn, cur.ID, p.ToMove())
+			return fmt.Errorf("%w: game %s: %s is to move", ErrNotYourTurn, cur.ID, side)
+		}
+		if cur.SwapPending(p) {
+			return fmt.Errorf("%w: game %s: %s is to choose a side first", ErrNotYourTurn, cur.ID, side)
 		}
 		// The computer never loses on time: its deadline only hands its
 		// move to a sweeper (see aiReplying).
 		if !seat.IsAI() && cur.TurnTime > 0 && !cur.Deadline.IsZero() && !next.Updated.Before(cur.Deadline) {
-			finishSession(next, sessionWinFor(p.ToMove().Other()), ByTimeout)
-			return commitAnyway{fmt.Errorf("%w: game %s: %s's time ran out at %s", ErrTimedOut, cur.ID, p.ToMove(), cur.Deadline.Format(time.RFC3339))}
+			finishSession(next, sessionWinFor(side.Other()), ByTimeout)
+			return commitAnyway{fmt.Errorf("%w: game %s: %s's time ran out at %s", ErrTimedOut, cur.ID, side, cur.Deadline.Format(time.RFC3339))}
 		}
 		after, c, err := p.play(row, col)
 		if err != nil {
@@ -595,6 +602,34 @@ func (s *Store) move(by string, row, col int) func(cur, next *Session, p Board) 
 		s.schedule(next, next.Updated)
 		return nil
 	}
+}
+
+// ChooseSide ends the swap opening of game id (at version, or 0 for any):
+// user, O's player (or the computer, user ""), takes side, game.X (the
+// three stones' side: the seats change hands) or game.O (to move now).
+// It fails with ErrNotYourTurn when no side is to be chosen or user is
+// not the one to choose.
+func (s *Store) ChooseSide(ctx context.Context, id GameID, version int64, user string, side game.Mark) (*Session, error) {
+	return s.update(ctx, id, version, func(cur, next *Session, p Board) error {
+		if cur.Status != StatusActive {
+			return fmt.Errorf("%w: game %s is %s", ErrNotLive, id, cur.Status)
+		}
+		chooser := cur.Seat(game.O)
+		switch {
+		case !cur.SwapPending(p):
+			return fmt.Errorf("%w: game %s has no side to choose", ErrNotYourTurn, id)
+		case user == "" && !chooser.IsAI() || user != "" && chooser.User != user:
+			return fmt.Errorf("%w: game %s: O's player chooses the side", ErrNotYourTurn, id)
+		case side != game.X && side != game.O:
+			return fmt.Errorf("%w: side %s", ErrInvalid, side)
+		}
+		if side == game.X {
+			next.Players[0], next.Players[1] = cur.Players[1], cur.Players[0]
+		}
+		next.SwapChosen = true
+		s.schedule(next, next.Updated)
+		return nil
+	})
 }
 
 // Resign ends active game id with a loss for user, who must be seated.

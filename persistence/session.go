@@ -232,6 +232,11 @@ type Session struct {
 	// Tournament is the ID of the tournament the game is a pairing of,
 	// empty for a game outside any.
 	Tournament string
+	// Swap opens the game with swap1 (gomoku's tournament opening; wide
+	// boards only): X's player places the first three stones, X, O and X;
+	// then O's player chooses a side (Store.ChooseSide), and the game goes
+	// on with O to move. SwapChosen is set once the side is chosen.
+	Swap, SwapChosen bool
 	// Unrated keeps a game between people out of the ratings whatever
 	// the server's setting (a game of an unrated tournament).
 	Unrated bool
@@ -311,14 +316,32 @@ func (s *Session) wideBoard(r wide.Rules) (Board, error) {
 	return Board{wide: p, isWide: true}, nil
 }
 
-// ToMove returns the side whose turn it is (from the replayed position).
+// ToMove returns the side whose player is to act (see Acting), from the
+// replayed position.
 func (s *Session) ToMove() (game.Mark, error) {
 	p, err := s.Board()
 	if err != nil {
 		return game.Empty, err
 	}
-	return p.ToMove(), nil
+	return s.Acting(p), nil
 }
+
+// Acting returns the side whose player is to act on b, the session's
+// board: the side to move, except in a swap opening, where X's player
+// places the first three stones and O's player then chooses a side.
+func (s *Session) Acting(b Board) game.Mark {
+	switch {
+	case !s.Swap || s.SwapChosen || b.Ply() > 3:
+		return b.ToMove()
+	case b.Ply() < 3:
+		return game.X
+	}
+	return game.O
+}
+
+// SwapPending reports whether the swap opening's three stones are placed
+// and O's player is to choose a side.
+func (s *Session) SwapPending(b Board) bool { return s.Swap && !s.SwapChosen && b.Ply() == 3 }
 
 // Seat returns the seat of side m (game.X or game.O).
 func (s *Session) Seat(m game.Mark) Seat {
@@ -389,6 +412,8 @@ type sessionRecord struct {
 	Puzzle     string         `json:"pz,omitempty"`
 	Tournament string         `json:"tn,omitempty"`
 	Unrated    bool           `json:"ur,omitempty"`
+	Swap       bool           `json:"sw,omitempty"`
+	SwapChosen bool           `json:"sc,omitempty"`
 }
 
 // sessionSeat is the stored form of a Seat.
@@ -409,6 +434,7 @@ func (s *Session) encode() ([]byte, error) {
 		Created: s.Created.UnixMilli(), Updated: s.Updated.UnixMilli(),
 		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(), Expiry: s.Expiry.Milliseconds(),
 		Assisted: assistedBits(s.Assisted), Puzzle: s.Puzzle, Tournament: s.Tournament, Unrated: s.Unrated,
+		Swap: s.Swap, SwapChosen: s.SwapChosen,
 	}
 	if !s.Deadline.IsZero() {
 		r.Deadline = s.Deadline.UnixMilli()
@@ -478,6 +504,7 @@ func decodeSessionBoard(id GameID, version, status string, data []byte, parse fu
 		Status: Status(st), Result: game.Result(r.Result), End: Ending(r.End),
 		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, Expiry: time.Duration(r.Expiry) * time.Millisecond, Version: v,
 		Assisted: [2]bool{r.Assisted&1 != 0, r.Assisted&2 != 0}, Puzzle: r.Puzzle, Tournament: r.Tournament, Unrated: r.Unrated,
+		Swap: r.Swap, SwapChosen: r.SwapChosen,
 	}
 	if r.Deadline != 0 {
 		s.Deadline = time.UnixMilli(r.Deadline).UTC()

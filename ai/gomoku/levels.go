@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/game/wide"
 )
 
@@ -125,4 +126,22 @@ func nearCells(p wide.Position) []wide.Cell {
 		}
 	}
 	return out
+}
+
+// OpeningStone is the computer's stone number ply (0, 1 or 2: X, O, X) of
+// a swap opening it places: one of the balanced three-stone openings
+// (Openings), picked by seed.
+func OpeningStone(r wide.Rules, seed uint64, ply int) wide.Cell {
+	return Openings(r, 1, seed)[0][ply]
+}
+
+// ChooseSide is the computer's choice at the end of a swap opening: the
+// side the player's search rates higher after the three stones, within
+// budget (O is to move).
+func ChooseSide(ctx context.Context, p wide.Position, budget time.Duration) game.Mark {
+	pl := New(Options{Budget: budget})
+	if _, err := pl.Move(ctx, p); err != nil || pl.Stats().Score > 0 {
+		return game.O
+	}
+	return game.X
 }

@@ -95,6 +95,7 @@ const (
 	optTournament = "tournament"
 	optDouble     = "double"
 	optCell       = "cell"
+	optSwap       = "swap"
 
 	// MaxSeed is the largest seed option: Discord integers are limited to
 	// the doubles' exact range, 2^53 - 1.
@@ -164,6 +165,7 @@ func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
 				b.option(discordgo.ApplicationCommandOptionUser, optOpponent, false),
 				b.playBoardOption(),
 				b.firstOption("opponent"),
+				b.option(discordgo.ApplicationCommandOptionBoolean, optSwap, false),
 			}, b.customOptions()...)...),
 			b.sub(SubVsAI, append([]*discordgo.ApplicationCommandOption{
 				b.levelOption(optLevel),
@@ -210,7 +212,7 @@ func (b cmdBuilder) tournamentCommand() *discordgo.ApplicationCommand {
 		DescriptionLocalizations: ptr(b.cat.Localizations("cmd.ttt-tournament.desc")),
 		Options: []*discordgo.ApplicationCommandOption{
 			b.sub(TournamentCreate, append([]*discordgo.ApplicationCommandOption{tournamentName(b, optName, true), b.formatOption()},
-				b.boardOption(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
+				b.playBoardOption(), b.intOption(optRounds, 1, MaxSwissRounds), b.text(optStart, maxDelayLen), b.text(optTurnTime, maxDelayLen),
 				b.option(discordgo.ApplicationCommandOptionBoolean, optRated, false),
 				b.option(discordgo.ApplicationCommandOptionBoolean, optDouble, false))...),
 			b.sub(TournamentStart, tournamentName(b, optTournament, false)),

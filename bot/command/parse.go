@@ -204,6 +204,12 @@ func parseChallenge(o *options, res *discordgo.ApplicationCommandInteractionData
 	if r.Rules, r.Wide, err = o.playRules(pc.board()); err != nil {
 		return nil, err
 	}
+	if r.Swap, _, err = o.boolean(optSwap); err != nil {
+		return nil, err
+	}
+	if r.Swap && !r.Wide.Valid() {
+		return nil, i18n.Err("error.swap_board")
+	}
 	return r, nil
 }
 

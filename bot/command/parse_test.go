@@ -518,3 +518,16 @@ func wideRules(t *testing.T, s string) wide.Rules {
 	}
 	return r
 }
+
+func TestParseSwap(t *testing.T) {
+	pc := ParseContext{User: "100", Levels: Levels()}
+	got, err := parseCommand(cmd(t, "ttt", "challenge", "board", "15x15k5e", "swap", true), pc)
+	if err != nil || got != (ChallengeRequest{Wide: wide.StandardGomoku(), Swap: true}) {
+		t.Fatalf("challenge with a swap on standard gomoku: %#v, %v", got, err)
+	}
+	_, err = parseCommand(cmd(t, "ttt", "challenge", "board", "7x7k5", "swap", true), pc)
+	var ue *i18n.UserError
+	if !errors.As(err, &ue) || ue.Key != "error.swap_board" {
+		t.Fatalf("a swap on 7x7: %v, want error.swap_board", err)
+	}
+}

@@ -40,6 +40,9 @@ type ChallengeRequest struct {
 	// First says who plays X: the challenger (FirstMe), the opponent
 	// (FirstOther) or chance.
 	First First
+	// Swap opens the game with a swap (wide boards only): X's player
+	// places three stones, then O's player chooses a side.
+	Swap bool
 }
 
 // RulesKey is the rules notation of the board of a game about to start.
@@ -185,8 +188,11 @@ type TournamentRequest struct {
 	// FormatElimination or FormatRoundRobin; Rounds 0 is the format's
 	// default; StartAt zero is when started by hand; TurnTime 0 the
 	// server's; Rated unset follows the server's setting.
-	Format   string
-	Rules    game.Rules
+	Format string
+	Rules  game.Rules
+	// Wide, when valid, is the board instead of Rules (a big preset);
+	// its games open with a swap.
+	Wide     wide.Rules
 	Rounds   int
 	StartAt  time.Time
 	TurnTime time.Duration

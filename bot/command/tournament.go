@@ -9,6 +9,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
+	"github.com/tttbot/ttt-bot/persistence"
 )
 
 // The tournament formats as stored and as the create command takes them.
@@ -90,8 +91,23 @@ func parseTournamentCreate(o *options, pc ParseContext, r *TournamentRequest) er
 	} else if !ok {
 		return optErr(optFormat)
 	}
-	if r.Rules, err = o.preset(pc.board()); err != nil {
+	switch b, given, err := o.str(optBoard); {
+	case err != nil:
 		return err
+	case !given:
+		r.Rules = pc.board()
+	case settings.IsBigPreset(b):
+		br, err := persistence.ParseBoardRules(b)
+		if err != nil {
+			return optErr(optBoard)
+		}
+		r.Rules, r.Wide = br.Small, br.Wide
+	default:
+		rules, known := settings.PresetRules(b)
+		if !known {
+			return optErr(optBoard)
+		}
+		r.Rules = rules
 	}
 	if n, ok, err := o.integer(optRounds, 1, MaxSwissRounds); err != nil {
 		return i18n.Err("error.bad_rounds", "max", strconv.Itoa(MaxSwissRounds))

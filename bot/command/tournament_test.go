@@ -8,6 +8,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 )
 
 // startNow is the time the start tests give their commands at.
@@ -141,6 +142,10 @@ func TestParseTournament(t *testing.T) {
 		{TournamentCreate, []any{"name", " Friday Cup ", "format", FormatRoundRobin, "board", "4x4k3", "turn-time", "2m", "rated", false, "double", true},
 			TournamentRequest{Action: TournamentCreate, Name: "Friday Cup", Format: FormatRoundRobin, Rules: rules,
 				TurnTime: 2 * time.Minute, Rated: &unrated, Double: true}},
+		{TournamentCreate, []any{"name", "Gomoku", "format", FormatSwiss, "board", "15x15k5"},
+			TournamentRequest{Action: TournamentCreate, Name: "Gomoku", Format: FormatSwiss, Wide: wide.Gomoku()}},
+		{TournamentCreate, []any{"name", "Default", "format", FormatSwiss},
+			TournamentRequest{Action: TournamentCreate, Name: "Default", Format: FormatSwiss, Rules: game.Classic()}},
 		{TournamentStart, nil, TournamentRequest{Action: TournamentStart}},
 		{TournamentStatus, nil, TournamentRequest{Action: TournamentStatus}},
 		{TournamentStandings, []any{"tournament", "Cup"}, TournamentRequest{Action: TournamentStandings, Name: "Cup"}},

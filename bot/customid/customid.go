@@ -103,10 +103,14 @@ const (
 	// player alone: the cell picked (the menu's value, "h8") is played if
 	// the board is still at Move.
 	ActionPlace
+	// ActionTakeX and ActionTakeO choose a side at the end of a swap
+	// opening (O's player only), on the board at Move.
+	ActionTakeX
+	ActionTakeO
 )
 
 // actionCodes are the one-letter codes of the actions in a custom ID.
-const actionCodes = "?mrnadcjpvfbxlhyzstuw"
+const actionCodes = "?mrnadcjpvfbxlhyzstuweg"
 
 // String returns the action's name ("move", "resign", ...).
 func (a Action) String() string {
@@ -151,12 +155,16 @@ func (a Action) String() string {
 		return "column"
 	case ActionPlace:
 		return "place"
+	case ActionTakeX:
+		return "take-x"
+	case ActionTakeO:
+		return "take-o"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
 
 // valid reports whether a is one of the defined actions.
-func (a Action) valid() bool { return a >= ActionMove && a <= ActionPlace }
+func (a Action) valid() bool { return a >= ActionMove && a <= ActionTakeO }
 
 // owned reports whether a's buttons carry an Owner: those of a replay, a
 // history, a confirmation and the settings, which only the user who

@@ -55,7 +55,14 @@ type apiError struct {
 	Errors  map[string]any `json:"errors,omitempty"`
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s (%d)", e.Status, e.Message, e.Code) }
+func (e *apiError) Error() string {
+	if len(e.Errors) > 0 { // which field, as Discord says it
+		if b, err := json.Marshal(e.Errors); err == nil {
+			return fmt.Sprintf("%d %s (%d): %s", e.Status, e.Message, e.Code, b)
+		}
+	}
+	return fmt.Sprintf("%d %s (%d)", e.Status, e.Message, e.Code)
+}
 
 func errUnknownInteraction() *apiError {
 	return &apiError{Status: http.StatusNotFound, Code: CodeUnknownInteraction, Message: "Unknown interaction"}

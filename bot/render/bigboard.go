@@ -34,8 +34,18 @@ const maxMenuOptions = 25
 // Under the menu: Resign during the game, Rematch after it.
 func (r *Renderer) bigBoard(loc discordgo.Locale, s *persistence.Session, b persistence.Board, ratings []PlayerRating) (*discordgo.InteractionResponseData, error) {
 	live := s.Status.Live() && !b.Over()
-	lines := r.header(loc, s, b.ToMove(), r.boardRulesText(loc, s.Rules), live, ratings)
-	if live && !s.Seat(b.ToMove()).IsAI() {
+	acting := s.Acting(b)
+	choosing := live && s.SwapPending(b)
+	lines := r.header(loc, s, acting, r.boardRulesText(loc, s.Rules), live, ratings)
+	switch {
+	case choosing:
+		lines = append(lines, r.cat.Text(loc, "board.swap_choose", "player", r.seatName(loc, s.Seat(game.O)),
+			"xmark", EmojiX, "omark", EmojiO))
+	case live && s.Swap && !s.SwapChosen:
+		lines = append(lines, r.cat.Text(loc, "board.swap_place", "player", r.seatName(loc, s.Seat(game.X)),
+			"mark", markEmoji(b.ToMove()), "n", strconv.Itoa(b.Ply()+1), "chooser", r.seatName(loc, s.Seat(game.O))))
+	}
+	if live && !choosing && !s.Seat(acting).IsAI() {
 		lines = append(lines, r.cat.Text(loc, "board.how_to_move"))
 	}
 	png, err := BoardPicture(s, b, false)
@@ -43,7 +53,14 @@ func (r *Renderer) bigBoard(loc discordgo.Locale, s *persistence.Session, b pers
 		return nil, err
 	}
 	var rows []discordgo.MessageComponent
-	if live {
+	switch {
+	case choosing:
+		row, err := r.sideButtons(loc, s)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	case live:
 		menu, err := r.columnMenu(loc, s, b)
 		if err != nil {
 			return nil, err
@@ -54,8 +71,8 @@ func (r *Renderer) bigBoard(loc discordgo.Locale, s *persistence.Session, b pers
 	if err != nil {
 		return nil, err
 	}
-	if row != nil {
-		rows = append(rows, row)
+	if ar, ok := row.(discordgo.ActionsRow); ok && len(ar.Components) > 0 {
+		rows = append(rows, row) // not an empty row (a finished tournament game's)
 	}
 	if rows == nil {
 		rows = []discordgo.MessageComponent{}
@@ -137,8 +154,24 @@ func (r *Renderer) columnMenu(loc discordgo.Locale, s *persistence.Session, b pe
 	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.SelectMenu{
 		MenuType: discordgo.StringSelectMenu, CustomID: id, Placeholder: r.cat.Text(loc, "board.pick_column"),
 		MinValues: &one, MaxValues: 1, Options: opts[:min(len(opts), maxMenuOptions)],
-		Disabled: s.Seat(b.ToMove()).IsAI(),
+		Disabled: s.Seat(s.Acting(b)).IsAI(),
 	}}}, nil
+}
+
+// sideButtons are the choice at the end of a swap opening: Take ❌ (the
+// three stones' side) and Take ⭕ (to move now), disabled while the
+// computer chooses.
+func (r *Renderer) sideButtons(loc discordgo.Locale, s *persistence.Session) (discordgo.MessageComponent, error) {
+	var row []discordgo.MessageComponent
+	for _, a := range []customid.Action{customid.ActionTakeX, customid.ActionTakeO} {
+		btn, err := r.button(loc, customid.ID{Action: a, Game: s.ID, Move: s.Ply()}, "button."+a.String(), discordgo.PrimaryButton)
+		if err != nil {
+			return nil, err
+		}
+		btn.Disabled = s.Seat(game.O).IsAI()
+		row = append(row, btn)
+	}
+	return discordgo.ActionsRow{Components: row}, nil
 }
 
 // RowMenu is the private answer to a pick in a big board's column menu:

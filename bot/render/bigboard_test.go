@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,11 @@ func TestBigBoardFits(t *testing.T) {
 					}
 					checkPicture(t, rl, b, d)
 					checkColumnMenu(t, r, s, b, d)
+					ts := *s // the same game in a tournament (no Rematch)
+					ts.Tournament = "t1"
+					if d, err := r.Board(loc, 0, &ts, nil); err != nil || CheckMessage(d) != nil {
+						t.Fatalf("%s %d moves in a tournament: %v %v", rl, len(moves), err, CheckMessage(d))
+					}
 				}
 			}
 		}
@@ -243,5 +249,73 @@ func BenchmarkBigBoard(b *testing.B) {
 		if _, err := r.Board(i18n.DefaultLocale, 0, s, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSwapBoard: a swap opening's board says who places which stone and
+// then who chooses; at the choice it has the Take buttons (disabled for
+// the computer) instead of the column menu; in every locale it passes the
+// message checks.
+func TestSwapBoard(t *testing.T) {
+	r := testRenderer(t)
+	for _, n := range []int{0, 1, 2, 3, 4} {
+		for _, vsAI := range []bool{false, true} {
+			moves := [][2]int{{7, 7}, {6, 7}, {6, 8}, {8, 8}}[:n]
+			s := bigSession(t, "15x15k5", moves, vsAI)
+			s.Swap, s.SwapChosen = true, n > 3
+			b, _ := s.Board()
+			locs := []discordgo.Locale{i18n.DefaultLocale}
+			if n == 1 || n == 3 {
+				locs = r.cat.Locales() // the placing and the choosing texts
+			}
+			for _, loc := range locs {
+				d, err := r.Board(loc, 0, s, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := CheckMessage(d); err != nil {
+					t.Fatalf("%d stones, %s: %v", n, loc, err)
+				}
+				if loc != i18n.DefaultLocale {
+					continue
+				}
+				var takes, menus int
+				for _, row := range d.Components {
+					for _, c := range row.(discordgo.ActionsRow).Components {
+						switch c := c.(type) {
+						case discordgo.SelectMenu:
+							menus++
+						case discordgo.Button:
+							if strings.HasPrefix(c.Label, "Take") {
+								takes++
+								if c.Disabled != vsAI {
+									t.Fatalf("%d stones: Take disabled %v against the computer %v", n, c.Disabled, vsAI)
+								}
+							}
+						}
+					}
+				}
+				pending := s.SwapPending(b)
+				if pending != (n == 3) || pending && (takes != 2 || menus != 0) || !pending && (takes != 0 || menus != 1) {
+					t.Fatalf("%d stones: pending %v, %d Take buttons, %d menus", n, pending, takes, menus)
+				}
+				switch {
+				case n < 3 && !strings.Contains(d.Content, fmt.Sprintf("(stone %d of 3)", n+1)):
+					t.Fatalf("%d stones: %q does not say which stone is next", n, d.Content)
+				case n == 3 && !strings.Contains(d.Content, "take ❌"):
+					t.Fatalf("the choice: %q", d.Content)
+				}
+			}
+		}
+	}
+	{
+		s := bigSession(t, "15x15k5", [][2]int{{7, 7}, {6, 7}, {6, 8}}, false)
+		s.Swap = true
+		d, err := r.Board(i18n.DefaultLocale, 0, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Files = nil
+		golden.Equal(t, "bigboard-swap.en-US.json", golden.JSON(t, d))
 	}
 }

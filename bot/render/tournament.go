@@ -12,7 +12,6 @@ import (
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/bot/tourney"
 	"github.com/tttbot/ttt-bot/chart"
-	"github.com/tttbot/ttt-bot/game"
 	"github.com/tttbot/ttt-bot/persistence"
 	"github.com/tttbot/ttt-bot/tournament"
 )
@@ -43,10 +42,7 @@ func (r *Renderer) formatText(loc discordgo.Locale, format string) string {
 // TournamentInfo is the line of a tournament's settings: format, board,
 // rounds, time per move and whether it is rated.
 func (r *Renderer) TournamentInfo(loc discordgo.Locale, t *persistence.Tournament) string {
-	rules := t.Rules
-	if rl, err := game.ParseRules(t.Rules); err == nil {
-		rules = r.RulesText(loc, rl)
-	}
+	rules := r.boardRulesText(loc, t.Rules)
 	rounds := t.Rounds
 	if rounds == 0 {
 		if f, err := tourney.EngineFormat(t.Format); err == nil {

@@ -109,6 +109,19 @@ func TestE2EGomoku(t *testing.T) {
 			if !strings.Contains(m.Content, "<@"+bob+">") || strings.Count(m.Content, "\n") < 3 {
 				t.Fatalf("final board %q has no rating lines", m.Content)
 			}
+			// The game is archived: Replay steps through pictures; a
+			// review is refused with why.
+			_, replay := e.button(&m, customid.ActionReplay)
+			r, _ = e.click(carol, board, replay.CustomID)
+			e.wantPicture(*r.Message)
+			_, next := e.button(r.Message, customid.ActionNext)
+			r, _ = e.click(carol, r.Message.ID, next.CustomID)
+			if r.Type != int(discordgo.InteractionResponseUpdateMessage) || !strings.Contains(r.Message.Content, "h8") {
+				t.Fatalf("replay step: type %d %q", r.Type, r.Message.Content)
+			}
+			e.wantPicture(*r.Message)
+			id, _ := e.button(&m, customid.ActionReplay)
+			e.wantText(e.typedCmd(bob, command.SubReview, fakediscord.Option{Name: "game", Value: string(id.Game)}), "reply.review_wide")
 			e.noFailures()
 		})
 		t.Run(tr.name+"/computer", func(t *testing.T) {
@@ -294,6 +307,13 @@ func (e *e2e) menuMove(user, board string, ply int, cell string) {
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.Content != e.cat.Text(i18n.DefaultLocale, "board.played", "cell", cell) {
 		e.t.Fatalf("picking %s answered type %d %q, want the row menu replaced by the move", cell, r.Type, r.Message.Content)
 	}
+}
+
+// typedCmd runs /ttt sub with opts and returns the first response.
+func (e *e2e) typedCmd(user, sub string, opts ...fakediscord.Option) fakediscord.Response {
+	e.t.Helper()
+	r, _ := e.command(user, sub, opts...)
+	return r
 }
 
 // typed runs /ttt move cell:… and returns the first response.

@@ -139,7 +139,7 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id customid.ID) error {
 	if err != nil {
 		return err
 	}
-	ply := id.Move
+	ply, total := id.Move, len(g.Moves)+len(g.WideMoves)
 	switch id.Action {
 	case customid.ActionFirst:
 		ply = 0
@@ -148,9 +148,9 @@ func (b *Bot) clickStep(ctx context.Context, c *call, id customid.ID) error {
 	case customid.ActionNext:
 		ply++
 	case customid.ActionLast:
-		ply = len(g.Moves)
+		ply = total
 	}
-	ply = max(0, min(ply, len(g.Moves)))
+	ply = max(0, min(ply, total))
 	data, err := b.render.Replay(c.pub, g, ply, c.user, b.reviewNotes(ctx, g))
 	if err != nil {
 		return err
@@ -173,6 +173,10 @@ type storedReview struct {
 	TurningPoint int               `json:"turning"`
 	Decided      int               `json:"decided"`
 }
+
+// keyReviewWide refuses a review of a game past 8x8: the reviewer solves
+// game's boards only; the replay steps through such a game.
+const keyReviewWide = "reply.review_wide"
 
 // cachedReview loads the cached review of g; nil when there is none or it
 // does not read (the game is then reviewed again).
@@ -212,6 +216,9 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 	g, err := b.archived(ctx, id)
 	if err != nil {
 		return err
+	}
+	if g.IsWide() {
+		return userErr(keyReviewWide)
 	}
 	rv := b.cachedReview(ctx, g)
 	if rv == nil {

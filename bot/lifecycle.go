@@ -175,7 +175,7 @@ func (b *Bot) editBoard(ctx context.Context, loc discordgo.Locale, s *persistenc
 func (b *Bot) movedOn(ctx context.Context, s *persistence.Session) func() bool {
 	return func() bool {
 		cur, err := b.store.Game(ctx, s.ID)
-		return err == nil && (len(cur.Moves) > len(s.Moves) || cur.Status != s.Status)
+		return err == nil && (cur.Ply() > s.Ply() || cur.Status != s.Status)
 	}
 }
 
@@ -229,7 +229,7 @@ func wasChallenge(s *persistence.Session) bool {
 		return false
 	}
 	return s.Status == persistence.StatusOpen || s.End == persistence.ByDecline ||
-		s.End == persistence.ByExpiry && len(s.Moves) == 0
+		s.End == persistence.ByExpiry && s.Ply() == 0
 }
 
 // finish records a finished game for the stats and the corpus and returns
@@ -278,9 +278,9 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 	fg.Unrated = !st.Rated || s.Unrated
 	record := b.store.RecordGame
 	if wideRules(s.Rules) {
-		// Past 8x8 a game counts in the stats and ratings, but the corpus,
-		// the archive (replays, reviews, histories) keep game's cells and
-		// do not take it yet.
+		// Past 8x8 a game counts in the stats and ratings and is archived
+		// (histories, replays), but the corpus keeps game's cells and does
+		// not take it yet.
 		record = func(ctx context.Context, g persistence.FinishedGame) error {
 			_, err := b.store.RecordResult(ctx, g)
 			return err
@@ -307,11 +307,8 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 // archive keeps a finished game for replays, reviews and the players'
 // histories, with the rating changes of a rated game (X's then O's).
 func (b *Bot) archive(ctx context.Context, s *persistence.Session, ratings []render.PlayerRating) error {
-	if wideRules(s.Rules) {
-		return nil // see finishGame
-	}
 	g := persistence.ArchivedGame{
-		ID: s.ID, Guild: s.Guild, Rules: s.Rules, Start: s.Start, Moves: s.Moves,
+		ID: s.ID, Guild: s.Guild, Rules: s.Rules, Start: s.Start, Moves: s.Moves, WideMoves: s.WideMoves,
 		Result: s.Result, End: s.End, Finished: s.Updated, Assisted: s.Assisted,
 	}
 	for i, st := range s.Players {

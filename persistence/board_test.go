@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 	"github.com/tttbot/ttt-bot/persistence"
 )
 
@@ -152,5 +153,53 @@ func TestSwapOpening(t *testing.T) {
 	}
 	if c, err = e.store.Game(ctx, c.ID); err != nil || c.Result != game.XWins || c.End != persistence.ByTimeout {
 		t.Fatalf("the chooser out of time: %+v, %v; want X (alice) to win on time", c, err)
+	}
+}
+
+// TestArchiveWideGame keeps a finished 15x15 game for replays and reviews
+// and in its players' histories: read back equal, its record replays, and
+// damaged or inconsistent ones are refused.
+func TestArchiveWideGame(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	var moves []wide.Cell
+	for i := range 5 { // X: h8..l8, O: a1..d1
+		moves = append(moves, wide.NewCell(7, 7+i))
+		if i < 4 {
+			moves = append(moves, wide.NewCell(0, i))
+		}
+	}
+	g := persistence.ArchivedGame{ID: "700.abc", Guild: "g1", Rules: "15x15k5", WideMoves: moves,
+		Players: [2]persistence.Player{{User: "100"}, {AI: "minimax"}}, Result: game.XWins, Finished: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	if err := e.store.ArchiveGame(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.store.ArchivedGame(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.IsWide() || len(got.WideMoves) != 9 || len(got.Moves) != 0 || got.End != persistence.ByWin {
+		t.Fatalf("read back %+v", got)
+	}
+	rec, err := got.WideRecord()
+	if err != nil || rec.Position().Outcome().Result != game.XWins || rec.String() != "15x15k5 h8 a1 i8 b1 j8 c1 k8 d1 l8" {
+		t.Fatalf("record %q, %v", rec.String(), err)
+	}
+	if _, err := got.Record(); !errors.Is(err, persistence.ErrInvalid) {
+		t.Fatalf("game.Record of a wide game: %v, want ErrInvalid", err)
+	}
+	h, n, err := e.store.History(ctx, "100", "", "", 0, 10)
+	if err != nil || n != 1 || h[0].Moves != 9 || h[0].Rules != "15x15k5" {
+		t.Fatalf("history %+v %d %v", h, n, err)
+	}
+	for name, bad := range map[string]persistence.ArchivedGame{
+		"wrong result":   {ID: "701.abc", Rules: "15x15k5", WideMoves: moves, Result: game.OWins},
+		"not over":       {ID: "702.abc", Rules: "15x15k5", WideMoves: moves[:8], Result: game.XWins, End: persistence.ByWin},
+		"start position": {ID: "703.abc", Rules: "15x15k5", Start: "X", WideMoves: moves, Result: game.XWins},
+		"off the board":  {ID: "704.abc", Rules: "9x9k5", WideMoves: []wide.Cell{wide.NewCell(9, 0)}, Result: game.XWins, End: persistence.ByResign},
+	} {
+		if err := e.store.ArchiveGame(ctx, bad); !errors.Is(err, persistence.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
 	}
 }

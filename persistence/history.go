@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tttbot/ttt-bot/game"
+	"github.com/tttbot/ttt-bot/game/wide"
 )
 
 // ArchivedGame is a finished game as kept for replays, reviews and its
@@ -28,6 +29,9 @@ type ArchivedGame struct {
 	Start string
 	// Moves are the cells played from Start, in order.
 	Moves []game.Cell
+	// WideMoves are the cells of a game on a wide board (past 8x8; see
+	// Board), from the empty board; Moves is empty then.
+	WideMoves []wide.Cell
 	// Players are the sides, [0] X and [1] O: a user (the raw Discord user
 	// ID, not a pseudonym) or an AI level; both empty for an unknown player.
 	Players [2]Player
@@ -49,6 +53,9 @@ type ArchivedGame struct {
 // Record is the game's record: its rules, start and moves. It fails if
 // they do not replay (a record damaged in the store).
 func (g *ArchivedGame) Record() (game.Record, error) {
+	if len(g.WideMoves) > 0 {
+		return game.Record{}, fmt.Errorf("%w: archived game %s is on a %s board, past game's 8x8 (see WideRecord)", ErrInvalid, g.ID, g.Rules)
+	}
 	rules, err := game.ParseRules(g.Rules)
 	if err != nil {
 		return game.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
@@ -64,6 +71,26 @@ func (g *ArchivedGame) Record() (game.Record, error) {
 		return game.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
 	}
 	return rec, nil
+}
+
+// WideRecord is the record of a game on a wide board: its rules and moves.
+// It fails for a game on game's boards, or one that does not replay.
+func (g *ArchivedGame) WideRecord() (wide.Record, error) {
+	rules, err := wide.ParseRules(g.Rules)
+	if err != nil {
+		return wide.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
+	}
+	rec, err := wide.NewRecord(wide.NewPosition(rules), g.WideMoves)
+	if err != nil {
+		return wide.Record{}, fmt.Errorf("persistence: archived game %s: %w", g.ID, err)
+	}
+	return rec, nil
+}
+
+// IsWide reports whether the game is on a wide board (past 8x8).
+func (g *ArchivedGame) IsWide() bool {
+	br, err := ParseBoardRules(g.Rules)
+	return err == nil && br.IsWide()
 }
 
 // RatingChange is one player's rating around one game.
@@ -283,7 +310,14 @@ func (s *Store) checkArchive(g ArchivedGame) (ArchivedGame, error) {
 	}
 	rules, err := s.rules.parse(g.Rules)
 	if err != nil {
-		return bad("%v", err)
+		w, werr := wide.ParseRules(g.Rules)
+		if werr != nil {
+			return bad("%v", err)
+		}
+		return s.checkWideArchive(g, w, bad)
+	}
+	if len(g.WideMoves) > 0 {
+		return bad("wide-board moves in a %s game", g.Rules)
 	}
 	g.Rules = rules.String()
 	pos := game.NewPosition(rules)
@@ -305,9 +339,35 @@ func (s *Store) checkArchive(g ArchivedGame) (ArchivedGame, error) {
 			return bad("move %d (%s): %v", i+1, c, err)
 		}
 	}
-	if err := checkArchiveEnd(&g, pos); err != nil {
+	if err := checkArchiveEnd(&g, pos.Over(), pos.Outcome().Result); err != nil {
 		return bad("%s", err)
 	}
+	return s.checkArchiveRest(g, bad)
+}
+
+// checkWideArchive is checkArchive for a game on a wide board: it starts
+// from the empty board, and its moves are WideMoves.
+func (s *Store) checkWideArchive(g ArchivedGame, rules wide.Rules, bad func(string, ...any) (ArchivedGame, error)) (ArchivedGame, error) {
+	if g.Start != "" || len(g.Moves) > 0 {
+		return bad("a %s game has a start position or small-board moves", g.Rules)
+	}
+	g.Rules = rules.String()
+	pos := wide.NewPosition(rules)
+	g.WideMoves = append([]wide.Cell(nil), g.WideMoves...)
+	for i, c := range g.WideMoves {
+		var err error
+		if pos, err = pos.Play(c); err != nil {
+			return bad("move %d (%s): %v", i+1, c, err)
+		}
+	}
+	if err := checkArchiveEnd(&g, pos.Over(), pos.Outcome().Result); err != nil {
+		return bad("%s", err)
+	}
+	return s.checkArchiveRest(g, bad)
+}
+
+// checkArchiveRest is the end of checkArchive: the sides and the time.
+func (s *Store) checkArchiveRest(g ArchivedGame, bad func(string, ...any) (ArchivedGame, error)) (ArchivedGame, error) {
 	if err := checkArchiveSides(&g); err != nil {
 		return bad("%s", err)
 	}
@@ -321,11 +381,11 @@ func (s *Store) checkArchive(g ArchivedGame) (ArchivedGame, error) {
 // checkArchiveEnd checks g's result and ending against pos, the position
 // its moves reach, and sets End ByWin or ByDraw when the board decided
 // the game. Its error says what is wrong.
-func checkArchiveEnd(g *ArchivedGame, pos game.Position) error {
+func checkArchiveEnd(g *ArchivedGame, over bool, board game.Result) error {
 	if g.Result != game.XWins && g.Result != game.OWins && g.Result != game.Draw {
 		return fmt.Errorf("result %q; want X wins, O wins or draw (games without a result are not archived)", g.Result)
 	}
-	if !pos.Over() {
+	if !over {
 		switch g.End {
 		case ByResign, ByTimeout:
 			if g.Result == game.Draw {
@@ -337,7 +397,6 @@ func checkArchiveEnd(g *ArchivedGame, pos game.Position) error {
 		}
 		return nil
 	}
-	board := pos.Outcome().Result
 	decided := ByWin
 	if board == game.Draw {
 		decided = ByDraw
@@ -389,11 +448,11 @@ func encodeArchive(g ArchivedGame) (string, error) {
 	for i, p := range g.Players {
 		r.Players[i] = historyPlayer{User: p.User, AI: p.AI}
 	}
-	if len(g.Moves) > 0 {
-		r.Moves = make([]int, len(g.Moves))
-		for i, c := range g.Moves {
-			r.Moves[i] = int(c)
-		}
+	for _, c := range g.Moves {
+		r.Moves = append(r.Moves, int(c))
+	}
+	for _, c := range g.WideMoves { // a wide game's: its rules tell them apart
+		r.Moves = append(r.Moves, int(c))
 	}
 	if rc := g.Ratings[0]; rc.Rated {
 		r.RatingX = []float64{rc.Before, rc.After}
@@ -421,11 +480,16 @@ func (s *Store) decodeArchive(id GameID, data string) (*ArchivedGame, error) {
 	for i, p := range r.Players {
 		g.Players[i] = Player{User: p.User, AI: p.AI}
 	}
+	isWide := g.IsWide()
 	for _, c := range r.Moves {
-		if c < 0 || c > 63 {
+		switch {
+		case !isWide && c >= 0 && c <= 63:
+			g.Moves = append(g.Moves, game.Cell(c))
+		case isWide && c >= 0 && c <= 255:
+			g.WideMoves = append(g.WideMoves, wide.Cell(c))
+		default:
 			return nil, fmt.Errorf("%w: archive of game %s: move %d off any board", ErrCorrupt, id, c)
 		}
-		g.Moves = append(g.Moves, game.Cell(c))
 	}
 	for i, rt := range [2][]float64{r.RatingX, r.RatingO} {
 		switch len(rt) {
@@ -457,7 +521,7 @@ func historyEntries(g *ArchivedGame) (users []string, entries []HistoryEntry) {
 		users = append(users, p.User)
 		entries = append(entries, HistoryEntry{
 			Game: g.ID, Guild: g.Guild, Rules: g.Rules, Side: game.Mark(i + 1), Opponent: g.Players[1-i],
-			Result: g.Result, End: g.End, Moves: len(g.Moves), Finished: g.Finished,
+			Result: g.Result, End: g.End, Moves: len(g.Moves) + len(g.WideMoves), Finished: g.Finished,
 			Rating: g.Ratings[i], Assisted: g.Assisted[i],
 		})
 	}
@@ -497,7 +561,7 @@ func decodeHistory(data string) (HistoryEntry, error) {
 	}
 	if _, _, err := e.Game.split(); err != nil || r.Rules == "" || r.Finished == 0 ||
 		e.Side != game.X && e.Side != game.O || e.Result < game.XWins || e.Result > game.Draw ||
-		e.End > ByExpiry || e.Moves < 0 || e.Moves > 64 {
+		e.End > ByExpiry || e.Moves < 0 || e.Moves > wide.MaxSize*wide.MaxSize {
 		return HistoryEntry{}, fmt.Errorf("%w: history entry of game %q: missing or out-of-range fields", ErrCorrupt, r.Game)
 	}
 	return e, nil

@@ -334,7 +334,7 @@ func (s *Store) CreateGame(ctx context.Context, channel string, g Session) (*Ses
 		return nil, err
 	}
 	next := g.clone()
-	next.Moves, next.Assisted = nil, [2]bool{}
+	next.Moves, next.WideMoves, next.Assisted, next.SwapChosen = nil, nil, [2]bool{}, false
 	if next.Status == 0 {
 		next.Status = StatusActive
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
@@ -291,4 +292,61 @@ func (r *Renderer) WideRulesText(loc discordgo.Locale, w wide.Rules) string {
 		key = "rules.exact"
 	}
 	return r.cat.Text(loc, key, "rows", strconv.Itoa(w.Rows()), "cols", strconv.Itoa(w.Cols()), "k", strconv.Itoa(w.K()))
+}
+
+// wideReplay is Replay of a game on a wide board: the board at ply as the
+// picture (the move ringed), the move and its verdict when reviewed, the
+// game's line up to here, and the replay's buttons.
+func (r *Renderer) wideReplay(loc discordgo.Locale, g *persistence.ArchivedGame, ply int, owner string, notes *ReviewNotes) (*discordgo.InteractionResponseData, error) {
+	rec, err := g.WideRecord()
+	if err != nil {
+		return nil, err
+	}
+	ply = max(0, min(ply, len(rec.Moves)))
+	s := sessionOf(g)
+	lines := []string{
+		r.cat.Text(loc, "replay.title", "players", r.cat.Text(loc, "board.players",
+			"xmark", EmojiX, "x", r.seatName(loc, s.Players[0]), "omark", EmojiO, "o", r.seatName(loc, s.Players[1]),
+			"rules", r.WideRulesText(loc, rec.Rules))),
+		r.resultText(loc, s),
+	}
+	part := &persistence.Session{ID: g.ID, Rules: g.Rules, WideMoves: rec.Moves[:ply]}
+	b, err := part.Board()
+	if err != nil {
+		return nil, err
+	}
+	if ply == 0 {
+		lines = append(lines, r.cat.Plural(loc, "replay.start", len(rec.Moves)))
+	} else {
+		c := rec.Moves[ply-1]
+		line := r.cat.Text(loc, "replay.move", "n", r.cat.Number(loc, ply), "total", r.cat.Number(loc, len(rec.Moves)),
+			"mark", markEmoji(b.At(c.Row(), c.Col())), "cell", c.String())
+		if notes != nil && ply-1 < len(notes.Verdicts) {
+			v := parseVerdict(notes.Verdicts[ply-1])
+			line += " · " + verdictSymbol(v) + " " + r.cat.Text(loc, "verdict."+v.String())
+			if !v.KeepsValue() && v != review.Unjudged && ply-1 < len(notes.Best) && notes.Best[ply-1] != "" {
+				line += " · " + r.cat.Text(loc, "review.best", "moves", notes.Best[ply-1])
+			}
+		}
+		lines = append(lines, line)
+	}
+	png, err := BoardPicture(part, b, false)
+	if err != nil {
+		return nil, err
+	}
+	row, err := r.replayNav(loc, g, ply, len(rec.Moves), owner, notes)
+	if err != nil {
+		return nil, err
+	}
+	return &discordgo.InteractionResponseData{
+		Content: strings.Join(lines, "\n"), AllowedMentions: NoMentions(),
+		Components: []discordgo.MessageComponent{row},
+		Files:      []*discordgo.File{{Name: BoardPictureName, ContentType: "image/png", Reader: bytes.NewReader(png)}},
+	}, nil
+}
+
+// wideKey reports whether rules notation names a wide board (past 8x8).
+func wideKey(rules string) bool {
+	br, err := persistence.ParseBoardRules(rules)
+	return err == nil && br.IsWide()
 }

@@ -319,3 +319,59 @@ func TestSwapBoard(t *testing.T) {
 		golden.Equal(t, "bigboard-swap.en-US.json", golden.JSON(t, d))
 	}
 }
+
+// TestWideReplay: a replay of a 15x15 game steps through pictures: one
+// picture of the board at the ply, the move named, the step buttons, no
+// Review button (no reviews past 8x8 yet); every locale passes the checks.
+func TestWideReplay(t *testing.T) {
+	r := testRenderer(t)
+	var moves []wide.Cell
+	for i := range 5 {
+		moves = append(moves, wide.NewCell(7, 7+i))
+		if i < 4 {
+			moves = append(moves, wide.NewCell(0, i))
+		}
+	}
+	g := &persistence.ArchivedGame{ID: testGame, Rules: "15x15k5", WideMoves: moves,
+		Players: [2]persistence.Player{{User: alice}, {AI: "minimax"}}, Result: game.XWins, End: persistence.ByWin, Finished: fixedNow}
+	for _, ply := range []int{0, 1, 4, 9, 99} {
+		for _, loc := range r.cat.Locales() {
+			d, err := r.Replay(loc, g, ply, alice, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := CheckMessage(d); err != nil {
+				t.Fatalf("ply %d %s: %v", ply, loc, err)
+			}
+			if loc != i18n.DefaultLocale {
+				continue
+			}
+			if len(d.Files) != 1 || d.Files[0].Name != BoardPictureName {
+				t.Fatalf("ply %d: files %+v", ply, d.Files)
+			}
+			row := d.Components[0].(discordgo.ActionsRow)
+			if len(row.Components) != 4 {
+				t.Fatalf("ply %d: %d buttons, want the four steps and no Review", ply, len(row.Components))
+			}
+			if ply == 4 && !strings.Contains(d.Content, "b1") {
+				t.Fatalf("ply 4: %q does not name the move b1", d.Content)
+			}
+		}
+	}
+	s := sessionOf(g)
+	d, err := r.Board(i18n.DefaultLocale, 0, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, row := range d.Components {
+		for _, c := range row.(discordgo.ActionsRow).Components {
+			if b, ok := c.(discordgo.Button); ok {
+				labels = append(labels, b.Label)
+			}
+		}
+	}
+	if strings.Join(labels, ",") != "Rematch,Replay" {
+		t.Fatalf("a finished 15x15 board's buttons %v, want Rematch and Replay", labels)
+	}
+}

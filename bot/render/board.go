@@ -251,7 +251,11 @@ func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session,
 		}
 		return row, nil
 	}
-	for _, a := range []customid.Action{customid.ActionReplay, customid.ActionReview} {
+	actions := []customid.Action{customid.ActionReplay, customid.ActionReview}
+	if len(s.WideMoves) > 0 || wideKey(s.Rules) {
+		actions = actions[:1] // no reviews past 8x8 yet
+	}
+	for _, a := range actions {
 		b, err := r.button(loc, customid.ID{Action: a, Game: s.ID}, "button."+a.String(), discordgo.SecondaryButton)
 		if err != nil {
 			return nil, err
@@ -264,9 +268,6 @@ func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session,
 // archived reports whether a finished game is kept for replays and
 // reviews: one that ended with a result, and is not a puzzle attempt.
 func archived(s *persistence.Session) bool {
-	if br, err := persistence.ParseBoardRules(s.Rules); err != nil || br.IsWide() {
-		return false // boards past 8x8 are not archived yet
-	}
 	return s.Status == persistence.StatusFinished && s.Puzzle == "" &&
 		(s.Result == game.XWins || s.Result == game.OWins || s.Result == game.Draw)
 }

@@ -119,10 +119,7 @@ func (r *Renderer) historyLine(loc discordgo.Locale, n int, e persistence.Histor
 		res = "history.lost"
 	}
 	opp := persistence.Seat{User: e.Opponent.User, AI: persistence.AI{Level: e.Opponent.AI}}
-	rules := e.Rules
-	if rr, err := game.ParseRules(e.Rules); err == nil {
-		rules = r.RulesText(loc, rr)
-	}
+	rules := r.boardRulesText(loc, e.Rules)
 	var extra []string
 	if e.Rating.Rated {
 		extra = append(extra, r.cat.Text(loc, "history.rating",
@@ -144,7 +141,7 @@ func (r *Renderer) historyLine(loc discordgo.Locale, n int, e persistence.Histor
 // written from.
 func sessionOf(g *persistence.ArchivedGame) *persistence.Session {
 	s := &persistence.Session{
-		ID: g.ID, Rules: g.Rules, Start: g.Start, Moves: g.Moves, Guild: g.Guild,
+		ID: g.ID, Rules: g.Rules, Start: g.Start, Moves: g.Moves, WideMoves: g.WideMoves, Guild: g.Guild,
 		Status: persistence.StatusFinished, Result: g.Result, End: g.End, Updated: g.Finished,
 	}
 	for i, p := range g.Players {
@@ -159,6 +156,9 @@ func sessionOf(g *persistence.ArchivedGame) *persistence.Session {
 // playing on from it, and command.First / Back / Next / Last buttons that only
 // owner may press, plus Review while the game has no review.
 func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply int, owner string, notes *ReviewNotes) (*discordgo.InteractionResponseData, error) {
+	if g.IsWide() {
+		return r.wideReplay(loc, g, ply, owner, notes)
+	}
 	rec, err := g.Record()
 	if err != nil {
 		return nil, err
@@ -192,6 +192,17 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 		lines = append(lines, r.cat.Text(loc, "replay.share", "line", part.String()))
 	}
 	data := &discordgo.InteractionResponseData{Content: strings.Join(lines, "\n"), AllowedMentions: NoMentions()}
+	row, err := r.replayNav(loc, g, ply, len(rec.Moves), owner, notes)
+	if err != nil {
+		return nil, err
+	}
+	data.Components = []discordgo.MessageComponent{row}
+	return data, nil
+}
+
+// replayNav is a replay's row of buttons at ply of total moves: First,
+// Back, Next, Last (for owner only), and Review while the game has none.
+func (r *Renderer) replayNav(loc discordgo.Locale, g *persistence.ArchivedGame, ply, total int, owner string, notes *ReviewNotes) (discordgo.MessageComponent, error) {
 	nav := []struct {
 		a        customid.Action
 		key      string
@@ -199,8 +210,8 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 	}{
 		{customid.ActionFirst, "button.first", ply == 0},
 		{customid.ActionBack, "button.back", ply == 0},
-		{customid.ActionNext, "button.next", ply == len(rec.Moves)},
-		{customid.ActionLast, "button.last", ply == len(rec.Moves)},
+		{customid.ActionNext, "button.next", ply == total},
+		{customid.ActionLast, "button.last", ply == total},
 	}
 	row := make([]discordgo.MessageComponent, 0, len(nav)+1)
 	for _, n := range nav {
@@ -211,15 +222,14 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 		b.Disabled = n.disabled
 		row = append(row, b)
 	}
-	if notes == nil {
+	if notes == nil && !g.IsWide() { // no reviews past 8x8 yet
 		b, err := r.button(loc, customid.ID{Action: customid.ActionReview, Game: g.ID}, "button.review", discordgo.PrimaryButton)
 		if err != nil {
 			return nil, err
 		}
 		row = append(row, b)
 	}
-	data.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: row}}
-	return data, nil
+	return discordgo.ActionsRow{Components: row}, nil
 }
 
 // parseVerdict reads a verdict's name; Unjudged for an unknown one.

@@ -379,3 +379,45 @@ func (b *Bot) wideAIStep(ctx context.Context, s *persistence.Session, pos wide.P
 	}
 	return next, err
 }
+
+// wideReviewBudget is what the review's search spends valuing each
+// position past 8x8 (the wins by fours are searched besides).
+const wideReviewBudget = 40 * time.Millisecond
+
+// reviewWideGame answers at once (a deferred public message), reviews a
+// finished game past 8x8 on a worker of the AI queue as Batch work (wins
+// by fours proved, the rest estimated: ai/gomoku's ReviewGame) and edits
+// the answer into the review.
+func (b *Bot) reviewWideGame(ctx context.Context, c *call, g *persistence.ArchivedGame) error {
+	rec, err := g.WideRecord()
+	if err != nil {
+		return err
+	}
+	if err := b.admit(c, sched.Batch, "review"); err != nil {
+		return err
+	}
+	if err := b.respond(ctx, c, respDeferred, nil); err != nil {
+		return err
+	}
+	var rv *gomoku.Review
+	err = b.work(ctx, jobOf(c, sched.Batch), func(ctx context.Context, _ sched.Start) error {
+		var err error
+		rv, err = gomoku.ReviewGame(ctx, rec.Rules, rec.Moves, wideReviewBudget)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("bot: review of %s: %w", g.ID, err)
+	}
+	data, err := b.render.WideReview(c.pub, g, rv)
+	if err != nil {
+		return err
+	}
+	empty := []discordgo.MessageComponent{}
+	if _, err := b.dc.InteractionResponseEdit(c.i, &discordgo.WebhookEdit{
+		Content: &data.Content, Embeds: &data.Embeds, Components: &empty, AllowedMentions: data.AllowedMentions,
+	}, discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("bot: edit review of %s: %w", g.ID, err)
+	}
+	c.deferred = false
+	return nil
+}

@@ -120,8 +120,22 @@ func TestE2EGomoku(t *testing.T) {
 				t.Fatalf("replay step: type %d %q", r.Type, r.Message.Content)
 			}
 			e.wantPicture(*r.Message)
-			id, _ := e.button(&m, customid.ActionReplay)
-			e.wantText(e.typedCmd(bob, command.SubReview, fakediscord.Option{Name: "game", Value: string(id.Game)}), "reply.review_wide")
+			// The review proves the win by fours alice played and
+			// estimates the rest.
+			_, review := e.button(&m, customid.ActionReview)
+			r, _ = e.click(bob, board, review.CustomID)
+			if r.Type != int(discordgo.InteractionResponseDeferredChannelMessageWithSource) {
+				t.Fatalf("Review answered type %d, want a deferral (5)", r.Type)
+			}
+			rev, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool { return m.ID == r.Message.ID && len(m.Embeds) > 0 })
+			if err != nil {
+				t.Fatal(err)
+			}
+			em := rev.Embeds[0]
+			won := e.cat.Text(i18n.DefaultLocale, "review.fours_won", "moves", "l8")
+			if !strings.Contains(em.Description, "`9.` ❌ **l8** · ≈ 100%") || !strings.Contains(em.Description, won) || len(em.Fields) != 1 {
+				t.Fatalf("review %q / %+v", em.Description, em.Fields)
+			}
 			e.noFailures()
 		})
 		t.Run(tr.name+"/computer", func(t *testing.T) {
@@ -307,13 +321,6 @@ func (e *e2e) menuMove(user, board string, ply int, cell string) {
 	if r.Type != int(discordgo.InteractionResponseUpdateMessage) || r.Message.Content != e.cat.Text(i18n.DefaultLocale, "board.played", "cell", cell) {
 		e.t.Fatalf("picking %s answered type %d %q, want the row menu replaced by the move", cell, r.Type, r.Message.Content)
 	}
-}
-
-// typedCmd runs /ttt sub with opts and returns the first response.
-func (e *e2e) typedCmd(user, sub string, opts ...fakediscord.Option) fakediscord.Response {
-	e.t.Helper()
-	r, _ := e.command(user, sub, opts...)
-	return r
 }
 
 // typed runs /ttt move cell:… and returns the first response.

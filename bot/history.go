@@ -174,10 +174,6 @@ type storedReview struct {
 	Decided      int               `json:"decided"`
 }
 
-// keyReviewWide refuses a review of a game past 8x8: the reviewer solves
-// game's boards only; the replay steps through such a game.
-const keyReviewWide = "reply.review_wide"
-
 // cachedReview loads the cached review of g; nil when there is none or it
 // does not read (the game is then reviewed again).
 func (b *Bot) cachedReview(ctx context.Context, g *persistence.ArchivedGame) *review.Review {
@@ -218,7 +214,7 @@ func (b *Bot) reviewGame(ctx context.Context, c *call, id persistence.GameID) er
 		return err
 	}
 	if g.IsWide() {
-		return userErr(keyReviewWide)
+		return b.reviewWideGame(ctx, c, g)
 	}
 	rv := b.cachedReview(ctx, g)
 	if rv == nil {

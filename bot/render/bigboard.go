@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai/gomoku"
 	"github.com/tttbot/ttt-bot/ai/review"
 	"github.com/tttbot/ttt-bot/bot/customid"
 	"github.com/tttbot/ttt-bot/chart"
@@ -345,8 +346,51 @@ func (r *Renderer) wideReplay(loc discordgo.Locale, g *persistence.ArchivedGame,
 	}, nil
 }
 
-// wideKey reports whether rules notation names a wide board (past 8x8).
-func wideKey(rules string) bool {
-	br, err := persistence.ParseBoardRules(rules)
-	return err == nil && br.IsWide()
+// WideReview renders the review of a game past 8x8 (ai/gomoku's): a line
+// per move with the mover's chances as the search estimates them (≈), and
+// what is proved: a win by fours played, missed or let in, with its line;
+// where the game was decided; and the footer saying which is which.
+func (r *Renderer) WideReview(loc discordgo.Locale, g *persistence.ArchivedGame, rv *gomoku.Review) (*discordgo.InteractionResponseData, error) {
+	s := sessionOf(g)
+	desc := []string{r.cat.Text(loc, "board.players",
+		"xmark", EmojiX, "x", r.seatName(loc, s.Players[0]), "omark", EmojiO, "o", r.seatName(loc, s.Players[1]),
+		"rules", r.WideRulesText(loc, rv.Rules)), r.resultText(loc, s), ""}
+	for _, m := range rv.Moves {
+		chances := m.Score
+		if m.Mover == game.O {
+			chances = 1 - chances
+		}
+		line := r.cat.Text(loc, "review.wide_line", "n", strconv.Itoa(m.Ply), "mark", markEmoji(m.Mover), "cell", m.Cell.String(),
+			"chances", r.cat.Percent(loc, chances, 0))
+		names := make([]string, len(m.Line))
+		for i, c := range m.Line {
+			names[i] = c.String()
+		}
+		switch m.Verdict {
+		case gomoku.Winning:
+			line += " · " + verdictSymbol(review.Best) + " " + r.cat.Text(loc, "review.fours_won", "moves", strings.Join(names, " "))
+		case gomoku.MissedWin:
+			line += " · " + verdictSymbol(review.MissedWin) + " " + r.cat.Text(loc, "review.fours_missed", "moves", strings.Join(names, " "))
+		case gomoku.Losing:
+			line += " · " + verdictSymbol(review.Blunder) + " " + r.cat.Text(loc, "review.fours_lost", "moves", strings.Join(names, " "))
+		}
+		desc = append(desc, line)
+	}
+	e := &discordgo.MessageEmbed{
+		Type:        discordgo.EmbedTypeRich,
+		Title:       r.cat.Text(loc, "review.title"),
+		Description: truncate(strings.Join(desc, "\n"), MaxEmbedDescLen),
+		Color:       colorEstimate,
+		Footer:      &discordgo.MessageEmbedFooter{Text: r.cat.Text(loc, "review.wide_footer")},
+	}
+	story := r.cat.Text(loc, "review.undecided")
+	if d := rv.Decided; d >= 0 && d < len(rv.Moves) {
+		winner := game.X
+		if g.Result == game.OWins {
+			winner = game.O
+		}
+		story = r.cat.Text(loc, "review.decided", "n", strconv.Itoa(rv.Moves[d].Ply), "mark", markEmoji(winner), "player", r.seatName(loc, s.Seat(winner)))
+	}
+	e.Fields = []*discordgo.MessageEmbedField{{Name: r.cat.Text(loc, "review.story"), Value: truncate(story, MaxEmbedFieldValue)}}
+	return &discordgo.InteractionResponseData{Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: NoMentions()}, nil
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/png"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai/gomoku"
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/chart"
 	"github.com/tttbot/ttt-bot/game"
@@ -321,8 +323,8 @@ func TestSwapBoard(t *testing.T) {
 }
 
 // TestWideReplay: a replay of a 15x15 game steps through pictures: one
-// picture of the board at the ply, the move named, the step buttons, no
-// Review button (no reviews past 8x8 yet); every locale passes the checks.
+// picture of the board at the ply, the move named, the step buttons and the
+// Review button; every locale passes the checks.
 func TestWideReplay(t *testing.T) {
 	r := testRenderer(t)
 	var moves []wide.Cell
@@ -350,8 +352,8 @@ func TestWideReplay(t *testing.T) {
 				t.Fatalf("ply %d: files %+v", ply, d.Files)
 			}
 			row := d.Components[0].(discordgo.ActionsRow)
-			if len(row.Components) != 4 {
-				t.Fatalf("ply %d: %d buttons, want the four steps and no Review", ply, len(row.Components))
+			if len(row.Components) != 5 {
+				t.Fatalf("ply %d: %d buttons, want the four steps and Review", ply, len(row.Components))
 			}
 			if ply == 4 && !strings.Contains(d.Content, "b1") {
 				t.Fatalf("ply 4: %q does not name the move b1", d.Content)
@@ -371,7 +373,41 @@ func TestWideReplay(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(labels, ",") != "Rematch,Replay" {
-		t.Fatalf("a finished 15x15 board's buttons %v, want Rematch and Replay", labels)
+	if strings.Join(labels, ",") != "Rematch,Replay,Review" {
+		t.Fatalf("a finished 15x15 board's buttons %v, want Rematch, Replay and Review", labels)
+	}
+}
+
+// TestWideReviewRender: the review of a 15x15 game passes the message
+// checks in every locale; its English form is pinned.
+func TestWideReviewRender(t *testing.T) {
+	r := testRenderer(t)
+	rec, err := wide.ParseRecord("15x15k5 h8 a1 i8 a3 j8 a5 k8 a7 l8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &persistence.ArchivedGame{ID: testGame, Rules: "15x15k5", WideMoves: rec.Moves,
+		Players: [2]persistence.Player{{User: alice}, {User: bob}}, Result: game.XWins, End: persistence.ByWin, Finished: fixedNow}
+	rv, err := gomoku.ReviewGame(context.Background(), rec.Rules, rec.Moves, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The estimates depend on the search's timing; pin them for the golden.
+	for i := range rv.Moves {
+		if sc := rv.Moves[i].Score; sc > 0 && sc < 1 {
+			rv.Moves[i].Score = 0.5
+		}
+	}
+	for _, loc := range r.cat.Locales() {
+		d, err := r.WideReview(loc, g, rv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckMessage(d); err != nil {
+			t.Fatalf("%s: %v", loc, err)
+		}
+		if loc == i18n.DefaultLocale {
+			golden.Equal(t, "bigboard-review.en-US.json", golden.JSON(t, d))
+		}
 	}
 }

@@ -251,11 +251,7 @@ func (r *Renderer) finishedButtons(loc discordgo.Locale, s *persistence.Session,
 		}
 		return row, nil
 	}
-	actions := []customid.Action{customid.ActionReplay, customid.ActionReview}
-	if len(s.WideMoves) > 0 || wideKey(s.Rules) {
-		actions = actions[:1] // no reviews past 8x8 yet
-	}
-	for _, a := range actions {
+	for _, a := range []customid.Action{customid.ActionReplay, customid.ActionReview} {
 		b, err := r.button(loc, customid.ID{Action: a, Game: s.ID}, "button."+a.String(), discordgo.SecondaryButton)
 		if err != nil {
 			return nil, err

@@ -222,7 +222,7 @@ func (r *Renderer) replayNav(loc discordgo.Locale, g *persistence.ArchivedGame, 
 		b.Disabled = n.disabled
 		row = append(row, b)
 	}
-	if notes == nil && !g.IsWide() { // no reviews past 8x8 yet
+	if notes == nil {
 		b, err := r.button(loc, customid.ID{Action: customid.ActionReview, Game: g.ID}, "button.review", discordgo.PrimaryButton)
 		if err != nil {
 			return nil, err

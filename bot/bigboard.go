@@ -217,6 +217,11 @@ func (b *Bot) placeMark(ctx context.Context, c *call, s *persistence.Session, ce
 			return err
 		}
 	}
+	if next.Message == "" {
+		// No message known to show the game in (one recorded a moment
+		// late): a sweeper posts the board anew (see delivery.go).
+		b.owe(ctx, next, next.Version, oweRetry)
+	}
 	reply := b.render.Played(c.loc, render.CellName(row, col))
 	if timedOut {
 		// Too late: the game is lost on time, and the board says so.
@@ -420,4 +425,69 @@ func (b *Bot) reviewWideGame(ctx context.Context, c *call, g *persistence.Archiv
 	}
 	c.deferred = false
 	return nil
+}
+
+// widePuzzleLevel defends a puzzle past 8x8: it blocks every four.
+const widePuzzleLevel = "minimax"
+
+// widePuzzle starts the day's puzzle on a board past 8x8: a win by fours
+// of a stated length (ai/gomoku's GeneratePuzzle, drawn once a day per
+// server and board and kept in Redis), played out against minimax, which
+// blocks each four; a move that lets the win by fours go fails it.
+func (b *Bot) widePuzzle(ctx context.Context, c *call, rules wide.Rules) error {
+	day := b.now().UTC().Format(dayFormat)
+	key := rules.String()
+	if err := b.admitGame(c, "puzzle", key, persistence.Seat{AI: persistence.AI{Level: widePuzzleLevel}}); err != nil {
+		return err
+	}
+	deferred := false
+	posText, err := b.store.DailyPuzzle(ctx, c.i.GuildID, day, key, func() (string, error) {
+		if err := b.respond(ctx, c, respDeferred, nil); err != nil {
+			return "", err
+		}
+		deferred = true
+		gctx, cancel := context.WithTimeout(ctx, puzzleTimeout)
+		defer cancel()
+		var p gomoku.Puzzle
+		err := b.work(gctx, sched.Job{Class: sched.Batch, Group: c.i.GuildID, User: "puzzle:" + c.i.GuildID},
+			func(ctx context.Context, _ sched.Start) (err error) {
+				p, err = gomoku.GeneratePuzzle(ctx, rules, seedOf(c.i.GuildID+"/"+day+"/"+key))
+				return err
+			})
+		if err != nil {
+			return "", err
+		}
+		return p.Position.String(), nil
+	})
+	if errors.Is(err, gomoku.ErrNoPuzzle) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = &UserError{Key: KeyNoPuzzle, Vars: []string{"rules", b.render.WideRulesText(c.loc, rules)}, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	start, err := wide.ParsePosition(rules, posText)
+	if err != nil {
+		return fmt.Errorf("bot: stored puzzle of %s %s: %w", day, key, err)
+	}
+	return b.startAttempt(ctx, c, key, start.ToMove(), widePuzzleLevel, day, posText, deferred)
+}
+
+// judgeWidePuzzle checks the user's last move in a puzzle past 8x8: one
+// that neither wins nor keeps a win by fours ends the attempt (as a
+// resignation, so it counts as failed).
+func (b *Bot) judgeWidePuzzle(ctx context.Context, s *persistence.Session, user string) (*persistence.Session, error) {
+	if len(s.WideMoves) == 0 {
+		return s, nil
+	}
+	before := *s
+	before.WideMoves = s.WideMoves[:len(s.WideMoves)-1]
+	bb, err := before.Board()
+	if err != nil {
+		return s, err
+	}
+	keeps, known := gomoku.KeepsWinByFours(bb.Wide(), s.WideMoves[len(s.WideMoves)-1])
+	if !known || keeps {
+		return s, nil // the move stands (unknown: the search found no win to judge by)
+	}
+	return retry(func() (*persistence.Session, error) { return b.store.Resign(ctx, s.ID, 0, user) })
 }

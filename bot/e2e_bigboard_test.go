@@ -3,6 +3,7 @@ package bot_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/tttbot/ttt-bot/ai/gomoku"
 	"github.com/tttbot/ttt-bot/bot"
 	"github.com/tttbot/ttt-bot/bot/command"
 	"github.com/tttbot/ttt-bot/bot/customid"
@@ -512,4 +514,83 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestE2EGomokuPuzzle: /ttt puzzle on gomoku draws the day's win by fours
+// (once, then the same for everyone), states its length, and is solved by
+// playing fours to the end against minimax's blocks; a move that lets the
+// win go fails the attempt at once.
+func TestE2EGomokuPuzzle(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, bot.Options{RateBurst: -1})
+	r, _ := e.command(alice, command.SubPuzzle, fakediscord.Option{Name: "board", Value: "15x15k5"})
+	board := r.Message.ID
+	var gid persistence.GameID
+	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		if m.ID != board || len(m.Attachments) == 0 {
+			return false
+		}
+		id, _ := e.columnMenu(m)
+		gid = id.Game
+		return true
+	})
+	if err != nil {
+		t.Fatalf("no puzzle board: %v", err)
+	}
+	s, err := e.store.Game(e.ctx, gid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := s.Board()
+	fours := gomoku.FoursToWin(b.Wide())
+	if fours < gomoku.MinPuzzleFours || !strings.Contains(m.Content, e.cat.Text(i18n.DefaultLocale, "puzzle.fours", "n", fmt.Sprint(fours))) {
+		t.Fatalf("puzzle of %d fours: %q", fours, m.Content)
+	}
+	for moves := 0; ; moves++ {
+		s = e.waitGame(gid, "alice to move", func(s *persistence.Session) bool {
+			m, err := s.ToMove()
+			return !s.Status.Live() || err == nil && s.Seat(m).User == alice
+		})
+		if !s.Status.Live() {
+			break
+		}
+		if moves > fours+1 { // a double four takes one more move to win
+			t.Fatalf("not solved in %d fours", fours)
+		}
+		b, _ := s.Board()
+		line, ok := gomoku.WinByFours(b.Wide(), gomoku.MaxFoursDepth)
+		if !ok {
+			t.Fatalf("no win by fours left at ply %d", s.Ply())
+		}
+		e.typedMove(alice, board, s.Ply(), line[0].String())
+	}
+	if side := s.SideOf(alice); !render.PuzzleSolved(s, side) {
+		t.Fatalf("puzzle ended %s %s for alice (%s)", s.Result, s.End, side)
+	}
+	m = e.finalBigBoard(board)
+	if !strings.Contains(m.Content, "Puzzle of") || !strings.Contains(m.Content, "solved") {
+		t.Fatalf("the solved puzzle's board: %q", m.Content)
+	}
+	// Bob gets the same position, and a stray move fails it.
+	r, _ = e.command(bob, command.SubPuzzle, fakediscord.Option{Name: "board", Value: "15x15k5"})
+	board = r.Message.ID
+	id, _ := e.columnMenu(e.bigBoardAt(board, 0))
+	s2, err := e.store.Game(e.ctx, id.Game)
+	if err != nil || s2.Start != s.Start {
+		t.Fatalf("bob's puzzle %v starts %q, want alice's %q", err, s2.Start, s.Start)
+	}
+	b2, _ := s2.Board()
+	var stray string
+	for _, c := range b2.Wide().Moves().Cells() {
+		if keeps, known := gomoku.KeepsWinByFours(b2.Wide(), c); known && !keeps && !b2.Wide().Apply(c).Over() {
+			stray = c.String()
+			break
+		}
+	}
+	e.typedMove(bob, board, 0, stray)
+	end := e.waitGame(id.Game, "failed", func(s *persistence.Session) bool { return !s.Status.Live() })
+	if end.End != persistence.ByResign || render.PuzzleSolved(end, end.SideOf(bob)) {
+		t.Fatalf("bob's stray move %s: %s %s", stray, end.Result, end.End)
+	}
+	e.noFailures()
 }

@@ -47,6 +47,9 @@ func init() {
 // everyone in the server (drawn once per day and board, from the corpus
 // first, then self-play, and kept in Redis), played out against perfect.
 func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) error {
+	if r.Wide.Valid() {
+		return b.widePuzzle(ctx, c, r.Wide)
+	}
 	if _, err := b.levels.New(puzzleLevel, ai.Options{}); err != nil {
 		return &UserError{Key: render.KeyUnavailable, Err: err}
 	}
@@ -89,19 +92,23 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) erro
 // startPuzzle starts the user's attempt at the puzzle posText and shows
 // it, as the first response or, after a deferral, as its edit.
 func (b *Bot) startPuzzle(ctx context.Context, c *call, rules game.Rules, day, posText string, deferred bool) error {
-	key := rules.String()
+	start, err := game.ParsePosition(rules, posText)
+	if err != nil {
+		return fmt.Errorf("bot: stored puzzle of %s %s: %w", day, rules, err)
+	}
+	return b.startAttempt(ctx, c, rules.String(), start.ToMove(), puzzleLevel, day, posText, deferred)
+}
+
+// startAttempt is startPuzzle on any board: the user plays side from
+// posText against the computer at level.
+func (b *Bot) startAttempt(ctx context.Context, c *call, key string, side game.Mark, level, day, posText string, deferred bool) error {
 	st, err := b.settings(ctx, c, c.i.GuildID)
 	if err != nil {
 		return err
 	}
-	start, err := game.ParsePosition(rules, posText)
-	if err != nil {
-		return fmt.Errorf("bot: stored puzzle of %s %s: %w", day, key, err)
-	}
 	var players [2]persistence.Seat
-	side := start.ToMove()
 	players[seatIndex(side)] = persistence.Seat{User: c.user}
-	players[seatIndex(side.Other())] = persistence.Seat{AI: persistence.AI{Level: puzzleLevel, Seed: seedOf(day + key)}}
+	players[seatIndex(side.Other())] = persistence.Seat{AI: persistence.AI{Level: level, Seed: seedOf(day + key)}}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
 		Rules: key, Players: players, Start: posText, Guild: c.i.GuildID, TurnTime: st.TurnTime, Puzzle: day,
 	})
@@ -115,11 +122,10 @@ func (b *Bot) startPuzzle(ctx context.Context, c *call, rules game.Rules, day, p
 	if err != nil {
 		return err
 	}
-	if err := b.editOriginal(ctx, c, data); err != nil {
-		return err
-	}
-	b.track(ctx, c, s, respMessage, data)
-	return nil
+	// Record the message first (it is the deferral's, already there): a
+	// move made the moment the board shows (/ttt move) must find it.
+	s = b.track(ctx, c, s, respMessage, data)
+	return b.editOriginal(ctx, c, data)
 }
 
 // makePuzzle draws the puzzle of a day, a server and a board.
@@ -142,10 +148,14 @@ func (b *Bot) makePuzzle(ctx context.Context, guild, day string, rules game.Rule
 // forced win away ends the attempt at once (as a resignation, so the game
 // ends with the computer's win and the attempt counts as failed).
 func (b *Bot) judgePuzzle(ctx context.Context, s *persistence.Session, user string) (*persistence.Session, error) {
-	pos, err := s.Position()
-	if err != nil || pos.Over() {
+	board, err := s.Board()
+	if err != nil || board.Over() {
 		return s, err
 	}
+	if board.IsWide() {
+		return b.judgeWidePuzzle(ctx, s, user)
+	}
+	pos := board.Small()
 	side := s.SideOf(user)
 	jctx, cancel := context.WithTimeout(ctx, judgeTimeout)
 	defer cancel()

@@ -95,7 +95,7 @@ func (s *Store) checkPuzzleArgs(guild, day, rules string) (int64, string, error)
 	if err != nil {
 		return 0, "", err
 	}
-	r, err := s.rules.parse(rules)
+	r, err := ParseBoardRules(rules)
 	if err != nil {
 		return 0, "", fmt.Errorf("%w: puzzle rules: %w", ErrInvalid, err)
 	}

@@ -72,7 +72,7 @@ func TestDailyPuzzle(t *testing.T) {
 		{"bad day", "G", "2026-13-01", "3x3k3", maker("p")},
 		{"short day", "G", "2026-1-2", "3x3k3", maker("p")},
 		{"no day", "G", "", "3x3k3", maker("p")},
-		{"bad rules", "G", day, "9x9k3", maker("p")},
+		{"bad rules", "G", day, "16x16k5", maker("p")},
 		{"guild with braces", "{G}", day, "3x3k3", maker("p")},
 		{"no make", "G", puzzleDay(6), "3x3k3", nil},
 		{"empty puzzle", "G", puzzleDay(6), "3x3k3", maker("")},

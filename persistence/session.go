@@ -300,13 +300,19 @@ func (s *Session) boardWith(parse func(string) (game.Rules, error)) (Board, erro
 	return Board{small: p}, nil
 }
 
-// wideBoard replays a game on a wide board: it starts from the empty
-// board (wide games have no start positions) and its moves are WideMoves.
+// wideBoard replays a game on a wide board: from Start (a daily puzzle's
+// position) or the empty board, its moves are WideMoves.
 func (s *Session) wideBoard(r wide.Rules) (Board, error) {
-	if s.Start != "" || len(s.Moves) > 0 {
-		return Board{}, fmt.Errorf("%w: a %s game has a start position or small-board moves", ErrInvalid, s.Rules)
+	if len(s.Moves) > 0 {
+		return Board{}, fmt.Errorf("%w: small-board moves in a %s game", ErrInvalid, s.Rules)
 	}
 	p := wide.NewPosition(r)
+	if s.Start != "" {
+		var err error
+		if p, err = wide.ParsePosition(r, s.Start); err != nil {
+			return Board{}, fmt.Errorf("%w: start position: %w", ErrInvalid, err)
+		}
+	}
 	for i, c := range s.WideMoves {
 		var err error
 		if p, err = p.Play(c); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tttbot/ttt-bot/bot/i18n"
 	"github.com/tttbot/ttt-bot/bot/settings"
+	"github.com/tttbot/ttt-bot/persistence"
 )
 
 // Command names, as Discord sends them in interactions whatever the user's
@@ -191,7 +192,7 @@ func (b cmdBuilder) playerCommand() *discordgo.ApplicationCommand {
 			b.sub(SubReplay, b.gameOption()),
 			b.sub(SubReview, b.gameOption()),
 			b.sub(SubHint),
-			b.sub(SubPuzzle, b.boardOption()),
+			b.sub(SubPuzzle, b.puzzleBoardOption()),
 			b.sub(SubBlock, b.option(discordgo.ApplicationCommandOptionUser, optUser, true)),
 			b.sub(SubUnblock, b.option(discordgo.ApplicationCommandOptionUser, optUser, true)),
 			b.sub(SubPrivacy),
@@ -265,6 +266,19 @@ func (b cmdBuilder) cellOption() *discordgo.ApplicationCommandOption {
 	lo := 2
 	o.MinLength, o.MaxLength = &lo, maxCellLen
 	o.Autocomplete = true
+	return o
+}
+
+// puzzleBoardOption is /ttt puzzle's board option: the presets of the
+// buttons, then the big boards past 8x8 (wins by fours; the solver's
+// puzzles stop at the buttons' boards).
+func (b cmdBuilder) puzzleBoardOption() *discordgo.ApplicationCommandOption {
+	o := b.boardOption()
+	for _, k := range settings.BigPresetKeys() {
+		if br, err := persistence.ParseBoardRules(k); err == nil && br.IsWide() {
+			o.Choices = append(o.Choices, b.choice("choice.board."+k, k))
+		}
+	}
 	return o
 }
 

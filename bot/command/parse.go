@@ -113,11 +113,24 @@ func parseGameOption(wrap func(persistence.GameID) Request) func(Input) (Request
 
 // parsePuzzle reads /ttt puzzle.
 func parsePuzzle(in Input) (Request, error) {
-	r, err := in.o.preset(in.pc.board())
-	if err != nil {
+	switch b, given, err := in.o.str(optBoard); {
+	case err != nil:
 		return nil, err
+	case !given:
+		return PuzzleRequest{Rules: in.pc.board()}, nil
+	case settings.IsBigPreset(b):
+		br, err := persistence.ParseBoardRules(b)
+		if err != nil || !br.IsWide() {
+			return nil, optErr(optBoard) // 7x7: the solver's puzzles stop at 5x5
+		}
+		return PuzzleRequest{Wide: br.Wide}, nil
+	default:
+		r, known := settings.PresetRules(b)
+		if !known {
+			return nil, optErr(optBoard)
+		}
+		return PuzzleRequest{Rules: r}, nil
 	}
-	return PuzzleRequest{Rules: r}, nil
 }
 
 // parseBlock reads /ttt block and /ttt unblock.

@@ -175,6 +175,9 @@ type ForgetServerRequest struct{}
 type PuzzleRequest struct {
 	// Rules is the board of the day's puzzle (default 3x3).
 	Rules game.Rules
+	// Wide, when valid, is the board instead of Rules: a board past 8x8,
+	// whose puzzles are wins by fours.
+	Wide wide.Rules
 }
 
 // TournamentRequest is one of /ttt-tournament's subcommands.

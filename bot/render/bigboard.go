@@ -38,7 +38,14 @@ func (r *Renderer) bigBoard(loc discordgo.Locale, s *persistence.Session, b pers
 	live := s.Status.Live() && !b.Over()
 	acting := s.Acting(b)
 	choosing := live && s.SwapPending(b)
-	lines := r.header(loc, s, acting, r.boardRulesText(loc, s.Rules), live, ratings)
+	var lines []string
+	if s.Puzzle != "" {
+		lines = append(lines, r.puzzleText(loc, s, b.Over()))
+		if n := puzzleFours(s); live && n > 0 {
+			lines = append(lines, r.cat.Text(loc, "puzzle.fours", "n", strconv.Itoa(n)))
+		}
+	}
+	lines = append(lines, r.header(loc, s, acting, r.boardRulesText(loc, s.Rules), live, ratings)...)
 	switch {
 	case choosing:
 		lines = append(lines, r.cat.Text(loc, "board.swap_choose", "player", r.seatName(loc, s.Seat(game.O)),
@@ -393,4 +400,18 @@ func (r *Renderer) WideReview(loc discordgo.Locale, g *persistence.ArchivedGame,
 	}
 	e.Fields = []*discordgo.MessageEmbedField{{Name: r.cat.Text(loc, "review.story"), Value: truncate(story, MaxEmbedFieldValue)}}
 	return &discordgo.InteractionResponseData{Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: NoMentions()}, nil
+}
+
+// puzzleFours is the length, in fours, of the win by fours of a puzzle
+// past 8x8 from its start position; 0 for another game.
+func puzzleFours(s *persistence.Session) int {
+	br, err := persistence.ParseBoardRules(s.Rules)
+	if err != nil || !br.IsWide() || s.Start == "" {
+		return 0
+	}
+	p, err := wide.ParsePosition(br.Wide, s.Start)
+	if err != nil {
+		return 0
+	}
+	return gomoku.FoursToWin(p)
 }

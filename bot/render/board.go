@@ -134,7 +134,7 @@ func (r *Renderer) Board(loc discordgo.Locale, labels settings.Labels, s *persis
 func (r *Renderer) boardHeader(loc discordgo.Locale, s *persistence.Session, pos game.Position, live bool, ratings []PlayerRating) []string {
 	var lines []string
 	if s.Puzzle != "" {
-		lines = append(lines, r.puzzleText(loc, s, pos))
+		lines = append(lines, r.puzzleText(loc, s, pos.Over()))
 	}
 	return append(lines, r.header(loc, s, pos.ToMove(), r.RulesText(loc, pos.Rules()), live, ratings)...)
 }
@@ -270,7 +270,7 @@ func archived(s *persistence.Session) bool {
 
 // puzzleText is the first line of a puzzle's board: the day and the task
 // while it is played, then solved or failed.
-func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, pos game.Position) string {
+func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, over bool) string {
 	user := s.Players[0]
 	side := game.X
 	if user.IsAI() {
@@ -278,7 +278,7 @@ func (r *Renderer) puzzleText(loc discordgo.Locale, s *persistence.Session, pos 
 	}
 	day := puzzleDay(s.Puzzle)
 	switch {
-	case s.Status.Live() && !pos.Over():
+	case s.Status.Live() && !over:
 		return r.cat.Text(loc, "puzzle.task", "day", day, "mark", markEmoji(side), "player", r.seatName(loc, user))
 	case PuzzleSolved(s, side):
 		return r.cat.Text(loc, "puzzle.solved", "day", day, "player", r.seatName(loc, user))

@@ -440,20 +440,8 @@ func (b *Bot) widePuzzle(ctx context.Context, c *call, rules wide.Rules) error {
 	if err := b.admitGame(c, "puzzle", key, persistence.Seat{AI: persistence.AI{Level: widePuzzleLevel}}); err != nil {
 		return err
 	}
-	deferred := false
-	posText, err := b.store.DailyPuzzle(ctx, c.i.GuildID, day, key, func() (string, error) {
-		if err := b.respond(ctx, c, respDeferred, nil); err != nil {
-			return "", err
-		}
-		deferred = true
-		gctx, cancel := context.WithTimeout(ctx, puzzleTimeout)
-		defer cancel()
-		var p gomoku.Puzzle
-		err := b.work(gctx, sched.Job{Class: sched.Batch, Group: c.i.GuildID, User: "puzzle:" + c.i.GuildID},
-			func(ctx context.Context, _ sched.Start) (err error) {
-				p, err = gomoku.GeneratePuzzle(ctx, rules, seedOf(c.i.GuildID+"/"+day+"/"+key))
-				return err
-			})
+	posText, deferred, err := b.dailyPuzzle(ctx, c, day, key, func(ctx context.Context) (string, error) {
+		p, err := gomoku.GeneratePuzzle(ctx, rules, seedOf(c.i.GuildID+"/"+day+"/"+key))
 		if err != nil {
 			return "", err
 		}

@@ -58,23 +58,8 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) erro
 	if err := b.admitGame(c, "puzzle", key, persistence.Seat{AI: persistence.AI{Level: puzzleLevel}}); err != nil {
 		return err
 	}
-	deferred := false
-	posText, err := b.store.DailyPuzzle(ctx, c.i.GuildID, day, key, func() (string, error) {
-		// The first request of the day draws the puzzle, which can take
-		// a second on 5x5: answer at once, show the board when it is
-		// drawn.
-		if err := b.respond(ctx, c, respDeferred, nil); err != nil {
-			return "", err
-		}
-		deferred = true
-		gctx, cancel := context.WithTimeout(ctx, puzzleTimeout)
-		defer cancel()
-		var p puzzle.Puzzle
-		err := b.work(gctx, sched.Job{Class: sched.Batch, Group: c.i.GuildID, User: "puzzle:" + c.i.GuildID},
-			func(ctx context.Context, _ sched.Start) (err error) {
-				p, err = b.makePuzzle(ctx, c.i.GuildID, day, r.Rules)
-				return err
-			})
+	posText, deferred, err := b.dailyPuzzle(ctx, c, day, key, func(ctx context.Context) (string, error) {
+		p, err := b.makePuzzle(ctx, c.i.GuildID, day, r.Rules)
 		if err != nil {
 			return "", err
 		}
@@ -87,6 +72,30 @@ func (b *Bot) puzzle(ctx context.Context, c *call, r command.PuzzleRequest) erro
 		return err // after a deferral, its message says so
 	}
 	return b.startPuzzle(ctx, c, r.Rules, day, posText, deferred)
+}
+
+// dailyPuzzle returns the position of the day's puzzle of the server on
+// board key, drawn by draw on a worker of the AI queue (Batch work,
+// within puzzleTimeout) by the first request of the day and kept in
+// Redis; that request is answered at once (deferred reports it) and the
+// board shown when the puzzle is drawn.
+func (b *Bot) dailyPuzzle(ctx context.Context, c *call, day, key string, draw func(ctx context.Context) (string, error)) (posText string, deferred bool, err error) {
+	posText, err = b.store.DailyPuzzle(ctx, c.i.GuildID, day, key, func() (string, error) {
+		if err := b.respond(ctx, c, respDeferred, nil); err != nil {
+			return "", err
+		}
+		deferred = true
+		gctx, cancel := context.WithTimeout(ctx, puzzleTimeout)
+		defer cancel()
+		var pos string
+		err := b.work(gctx, sched.Job{Class: sched.Batch, Group: c.i.GuildID, User: "puzzle:" + c.i.GuildID},
+			func(ctx context.Context, _ sched.Start) (err error) {
+				pos, err = draw(ctx)
+				return err
+			})
+		return pos, err
+	})
+	return posText, deferred, err
 }
 
 // startPuzzle starts the user's attempt at the puzzle posText and shows

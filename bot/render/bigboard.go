@@ -327,16 +327,7 @@ func (r *Renderer) wideReplay(loc discordgo.Locale, g *persistence.ArchivedGame,
 		lines = append(lines, r.cat.Plural(loc, "replay.start", len(rec.Moves)))
 	} else {
 		c := rec.Moves[ply-1]
-		line := r.cat.Text(loc, "replay.move", "n", r.cat.Number(loc, ply), "total", r.cat.Number(loc, len(rec.Moves)),
-			"mark", markEmoji(b.At(c.Row(), c.Col())), "cell", c.String())
-		if notes != nil && ply-1 < len(notes.Verdicts) {
-			v := parseVerdict(notes.Verdicts[ply-1])
-			line += " · " + verdictSymbol(v) + " " + r.cat.Text(loc, "verdict."+v.String())
-			if !v.KeepsValue() && v != review.Unjudged && ply-1 < len(notes.Best) && notes.Best[ply-1] != "" {
-				line += " · " + r.cat.Text(loc, "review.best", "moves", notes.Best[ply-1])
-			}
-		}
-		lines = append(lines, line)
+		lines = append(lines, r.replayMove(loc, ply, len(rec.Moves), b.At(c.Row(), c.Col()), c.String(), notes))
 	}
 	png, err := BoardPicture(part, b, false)
 	if err != nil {

@@ -175,17 +175,7 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 		lines = append(lines, r.cat.Plural(loc, "replay.start", len(rec.Moves)))
 	} else {
 		c := rec.Moves[ply-1]
-		mover := pos.At(c)
-		line := r.cat.Text(loc, "replay.move", "n", r.cat.Number(loc, ply), "total", r.cat.Number(loc, len(rec.Moves)),
-			"mark", markEmoji(mover), "cell", c.String())
-		if notes != nil && ply-1 < len(notes.Verdicts) {
-			v := parseVerdict(notes.Verdicts[ply-1])
-			line += " · " + verdictSymbol(v) + " " + r.cat.Text(loc, "verdict."+v.String())
-			if !v.KeepsValue() && v != review.Unjudged && ply-1 < len(notes.Best) && notes.Best[ply-1] != "" {
-				line += " · " + r.cat.Text(loc, "review.best", "moves", notes.Best[ply-1])
-			}
-		}
-		lines = append(lines, line)
+		lines = append(lines, r.replayMove(loc, ply, len(rec.Moves), pos.At(c), c.String(), notes))
 	}
 	lines = append(lines, "", boardText(pos), "")
 	if !pos.Over() {
@@ -198,6 +188,21 @@ func (r *Renderer) Replay(loc discordgo.Locale, g *persistence.ArchivedGame, ply
 	}
 	data.Components = []discordgo.MessageComponent{row}
 	return data, nil
+}
+
+// replayMove is a replay's line of move ply of total: the mover's mark
+// and the cell, with its verdict when the game was reviewed (notes).
+func (r *Renderer) replayMove(loc discordgo.Locale, ply, total int, mover game.Mark, cell string, notes *ReviewNotes) string {
+	line := r.cat.Text(loc, "replay.move", "n", r.cat.Number(loc, ply), "total", r.cat.Number(loc, total),
+		"mark", markEmoji(mover), "cell", cell)
+	if notes != nil && ply-1 < len(notes.Verdicts) {
+		v := parseVerdict(notes.Verdicts[ply-1])
+		line += " · " + verdictSymbol(v) + " " + r.cat.Text(loc, "verdict."+v.String())
+		if !v.KeepsValue() && v != review.Unjudged && ply-1 < len(notes.Best) && notes.Best[ply-1] != "" {
+			line += " · " + r.cat.Text(loc, "review.best", "moves", notes.Best[ply-1])
+		}
+	}
+	return line
 }
 
 // replayNav is a replay's row of buttons at ply of total moves: First,

@@ -151,7 +151,7 @@ func (b *Bot) rematch(ctx context.Context, c *call, id customid.ID) error {
 		ai.Seed = b.seed()
 		swapped[seatIndex(side)] = persistence.Seat{AI: ai}
 		ng, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-			Rules: s.Rules, Players: swapped, Start: s.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime,
+			Rules: s.Rules, Players: swapped, Start: s.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime, GameTime: st.GameTime,
 		})
 		if err != nil {
 			return err

@@ -31,7 +31,7 @@ func (b *Bot) postChallenge(ctx context.Context, c *call, rules string, swap boo
 	}
 	s, err := b.createChallenge(ctx, c, persistence.Session{
 		Rules: rules, Swap: swap, Players: players, Challenger: side, Status: persistence.StatusOpen, Guild: c.i.GuildID,
-		TurnTime: st.TurnTime, Expiry: st.StoreExpiry(),
+		TurnTime: st.TurnTime, GameTime: st.GameTime, Expiry: st.StoreExpiry(),
 	})
 	if err != nil {
 		return err

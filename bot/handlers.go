@@ -81,7 +81,7 @@ func (b *Bot) vsAI(ctx context.Context, c *call, r command.VsAIRequest) error {
 	players[seatIndex(userSide)] = persistence.Seat{User: c.user}
 	players[seatIndex(userSide.Other())] = persistence.Seat{AI: comp}
 	s, err := b.store.CreateGame(ctx, c.i.ChannelID, persistence.Session{
-		Rules: rules, Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime,
+		Rules: rules, Players: players, Start: r.Start, Guild: c.i.GuildID, TurnTime: st.TurnTime, GameTime: st.GameTime,
 	})
 	if err != nil {
 		return err

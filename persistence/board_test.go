@@ -203,3 +203,50 @@ func TestArchiveWideGame(t *testing.T) {
 		}
 	}
 }
+
+// TestGameTime: a game with a whole time (GameTime) ends without a result
+// once it runs out, even while each move is in time; without one it goes
+// on.
+func TestGameTime(t *testing.T) {
+	e := newSessEnv(t, persistence.Options{})
+	ctx := sessCtx(t)
+	g, err := e.store.CreateGame(ctx, "800", persistence.Session{Rules: "15x15k5", Players: [2]persistence.Seat{{User: "x"}, {User: "o"}},
+		TurnTime: 10 * time.Minute, GameTime: 30 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := e.store.CreateGame(ctx, "801", persistence.Session{Rules: "15x15k5", Players: [2]persistence.Seat{{User: "x"}, {User: "o"}},
+		TurnTime: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 { // a move every 7 minutes: each in time
+		e.clk.Advance(7 * time.Minute)
+		for _, s := range []**persistence.Session{&g, &free} {
+			by := "x"
+			if i%2 == 1 {
+				by = "o"
+			}
+			if (*s).Status.Live() {
+				if next, err := e.store.PlayAt(ctx, *s, by, 7, i); err == nil {
+					*s = next
+				}
+			}
+		}
+		if _, err := e.store.Sweep(ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = e.store.Game(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		if d := g.Deadline; g.Status.Live() && d.After(g.GameEnd()) {
+			t.Fatalf("deadline %v past the game's end %v", d, g.GameEnd())
+		}
+	}
+	if g.Status != persistence.StatusExpired || g.End != persistence.ByExpiry || g.Result != game.Ongoing {
+		t.Fatalf("after 35 minutes of a 30-minute game: %v %v %v, want expired without a result", g.Status, g.End, g.Result)
+	}
+	if free, err = e.store.Game(ctx, free.ID); err != nil || !free.Status.Live() {
+		t.Fatalf("the game without a whole time: %+v %v, want it live", free, err)
+	}
+}

@@ -232,6 +232,10 @@ func overdue(cur *Session, now time.Time) (*Session, error) {
 	next := cur.clone()
 	next.Updated = now
 	switch {
+	case cur.Status == StatusActive && !cur.GameEnd().IsZero() && !now.Before(cur.GameEnd()):
+		// The game's whole time ran out: it ends without a result.
+		finishSession(next, game.Ongoing, ByExpiry)
+		next.Status = StatusExpired
 	case cur.Status == StatusActive && cur.TurnTime > 0:
 		p, err := cur.Board()
 		if err != nil {

@@ -221,6 +221,9 @@ func (s *Store) RestartClock(ctx context.Context, id GameID, version int64, from
 			return errUnchanged
 		}
 		next.Deadline = from.Add(cur.TurnTime)
+		if end := cur.GameEnd(); !end.IsZero() && end.Before(next.Deadline) {
+			next.Deadline = end // the game's whole time still runs out first
+		}
 		return nil
 	})
 	if errors.Is(err, errUnchanged) {

@@ -135,6 +135,9 @@ func (s *Store) schedule(ss *Session, now time.Time) {
 		} else {
 			ss.Deadline = now.Add(s.opts.IdleTTL)
 		}
+		if end := ss.GameEnd(); !end.IsZero() && end.Before(ss.Deadline) {
+			ss.Deadline = end // the game's whole time runs out first
+		}
 	default:
 		ss.Deadline = time.Time{}
 	}
@@ -415,8 +418,8 @@ func validateNewGame(g *Session) error {
 	default:
 		return bad("a new game is open or active, not %s", g.Status)
 	}
-	if g.TurnTime < 0 {
-		return bad("negative turn time %s", g.TurnTime)
+	if g.TurnTime < 0 || g.GameTime < 0 {
+		return bad("negative turn time %s or game time %s", g.TurnTime, g.GameTime)
 	}
 	if len(g.Puzzle) > maxPuzzleKey {
 		return bad("puzzle key of %d bytes; at most %d", len(g.Puzzle), maxPuzzleKey)
@@ -576,6 +579,12 @@ func (s *Store) move(by string, row, col int) func(cur, next *Session, p Board) 
 		}
 		if cur.SwapPending(p) {
 			return fmt.Errorf("%w: game %s: %s is to choose a side first", ErrNotYourTurn, cur.ID, side)
+		}
+		if end := cur.GameEnd(); !end.IsZero() && !next.Updated.Before(end) {
+			// The game's whole time ran out: it ends without a result.
+			finishSession(next, game.Ongoing, ByExpiry)
+			next.Status = StatusExpired
+			return commitAnyway{fmt.Errorf("%w: game %s: its whole time ran out at %s", ErrTimedOut, cur.ID, end.Format(time.RFC3339))}
 		}
 		// The computer never loses on time: its deadline only hands its
 		// move to a sweeper (see aiReplying).

@@ -218,6 +218,9 @@ type Session struct {
 	End Ending
 	// TurnTime is the time each player has per move; 0 means no clock.
 	TurnTime time.Duration
+	// GameTime is the longest the game may last from its creation; past
+	// it, the game ends without a result (ByExpiry). 0 means no limit.
+	GameTime time.Duration
 	// Expiry is how long the game waits as an open challenge; 0 means the
 	// Store's ChallengeTTL. It is capped at the Store's IdleTTL.
 	Expiry time.Duration
@@ -247,6 +250,15 @@ type Session struct {
 	Deadline time.Time
 	// Version increases by one with every change; moves compare-and-set it.
 	Version int64
+}
+
+// GameEnd is when the game's whole time (GameTime) runs out; the zero
+// time when it has none.
+func (s *Session) GameEnd() time.Time {
+	if s.GameTime <= 0 {
+		return time.Time{}
+	}
+	return s.Created.Add(s.GameTime)
 }
 
 // Channel returns the Discord channel that shows the board.
@@ -412,6 +424,7 @@ type sessionRecord struct {
 	Result     uint8          `json:"res,omitempty"`
 	End        uint8          `json:"e,omitempty"`
 	TurnTime   int64          `json:"tt,omitempty"` // milliseconds
+	GameTime   int64          `json:"gt,omitempty"` // milliseconds
 	Expiry     int64          `json:"ce,omitempty"` // milliseconds
 	Deadline   int64          `json:"dl,omitempty"` // Unix milliseconds
 	Assisted   uint8          `json:"as,omitempty"` // bit 0 X, bit 1 O
@@ -438,7 +451,7 @@ func (s *Session) encode() ([]byte, error) {
 	r := sessionRecord{
 		Rules: s.Rules, Challenger: uint8(s.Challenger), Start: s.Start, Guild: s.Guild, Message: s.Message,
 		Created: s.Created.UnixMilli(), Updated: s.Updated.UnixMilli(),
-		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(), Expiry: s.Expiry.Milliseconds(),
+		Result: uint8(s.Result), End: uint8(s.End), TurnTime: s.TurnTime.Milliseconds(), GameTime: s.GameTime.Milliseconds(), Expiry: s.Expiry.Milliseconds(),
 		Assisted: assistedBits(s.Assisted), Puzzle: s.Puzzle, Tournament: s.Tournament, Unrated: s.Unrated,
 		Swap: s.Swap, SwapChosen: s.SwapChosen,
 	}
@@ -508,7 +521,7 @@ func decodeSessionBoard(id GameID, version, status string, data []byte, parse fu
 		ID: id, Rules: r.Rules, Challenger: game.Mark(r.Challenger), Start: r.Start, Guild: r.Guild, Message: r.Message,
 		Created: time.UnixMilli(r.Created).UTC(), Updated: time.UnixMilli(r.Updated).UTC(),
 		Status: Status(st), Result: game.Result(r.Result), End: Ending(r.End),
-		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, Expiry: time.Duration(r.Expiry) * time.Millisecond, Version: v,
+		TurnTime: time.Duration(r.TurnTime) * time.Millisecond, GameTime: time.Duration(r.GameTime) * time.Millisecond, Expiry: time.Duration(r.Expiry) * time.Millisecond, Version: v,
 		Assisted: [2]bool{r.Assisted&1 != 0, r.Assisted&2 != 0}, Puzzle: r.Puzzle, Tournament: r.Tournament, Unrated: r.Unrated,
 		Swap: r.Swap, SwapChosen: r.SwapChosen,
 	}

@@ -32,6 +32,9 @@ const (
 	Role = "role"
 	// TurnTime is the time per move in games between people.
 	TurnTime = "turn-time"
+	// GameTime is the longest a game may last: past it, the game ends
+	// without a result (a long game on a big board left unfinished).
+	GameTime = "game-time"
 	// ChallengeExpiry is how long a challenge waits for an answer.
 	ChallengeExpiry = "challenge-expiry"
 	// ChallengeCooldown is the least time between two challenges by one
@@ -76,6 +79,11 @@ const (
 	MaxChannels, MaxRoles = 25, 10
 	// MinTurnTime and MaxTurnTime bound the time per move.
 	MinTurnTime, MaxTurnTime = 30 * time.Second, 24 * time.Hour
+	// MinGameTime and MaxGameTime bound the longest a game may last.
+	MinGameTime, MaxGameTime = 10 * time.Minute, 30 * 24 * time.Hour
+	// DefaultGameTime is the longest a game lasts where the server set
+	// nothing: a day, whatever the board.
+	DefaultGameTime = 24 * time.Hour
 	// MinChallengeExpiry and MaxChallengeExpiry bound how long a
 	// challenge waits.
 	MinChallengeExpiry, MaxChallengeExpiry = time.Minute, 24 * time.Hour
@@ -101,6 +109,8 @@ type Server struct {
 	Role string
 	// TurnTime is the time per move.
 	TurnTime time.Duration
+	// GameTime is the longest a game may last.
+	GameTime time.Duration
 	// ChallengeExpiry is how long a challenge waits for an answer.
 	ChallengeExpiry time.Duration
 	// ChallengeCooldown is the least time between two challenges by one
@@ -138,7 +148,7 @@ type Server struct {
 // challenges waiting DefaultChallengeExpiry, hints, duels and ratings on.
 // The language setting takes the given languages.
 func Defaults(languages []discordgo.Locale, turnTime, cooldown time.Duration, adminRoles []string) Server {
-	return Server{languages: languages, TurnTime: turnTime, ChallengeExpiry: DefaultChallengeExpiry, ChallengeCooldown: cooldown,
+	return Server{languages: languages, TurnTime: turnTime, GameTime: DefaultGameTime, ChallengeExpiry: DefaultChallengeExpiry, ChallengeCooldown: cooldown,
 		Hints: true, Duels: true, Rated: true, AdminRoles: slices.Clone(adminRoles)}
 }
 

@@ -35,7 +35,7 @@ func refusal(c *i18n.Catalog, loc discordgo.Locale, err error) string {
 }
 
 func TestSettingsApply(t *testing.T) {
-	def := Server{TurnTime: 10 * time.Minute, Hints: true, Duels: true, AdminRoles: []string{"9"},
+	def := Server{TurnTime: 10 * time.Minute, GameTime: DefaultGameTime, Hints: true, Duels: true, AdminRoles: []string{"9"},
 		languages: []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR, discordgo.Greek}}
 	tests := []struct {
 		name, value string
@@ -53,6 +53,8 @@ func TestSettingsApply(t *testing.T) {
 		{TurnTime, "90s", "1m30s", func(s Server) bool { return s.TurnTime == 90*time.Second }},
 		{TurnTime, "1 h", "1h0m0s", func(s Server) bool { return s.TurnTime == time.Hour }},
 		{TurnTime, "default", "", func(s Server) bool { return s.TurnTime == 10*time.Minute }},
+		{GameTime, "168h", "168h0m0s", func(s Server) bool { return s.GameTime == 7*24*time.Hour }},
+		{GameTime, "default", "", func(s Server) bool { return s.GameTime == DefaultGameTime }},
 		{ChallengeExpiry, "2m", "2m0s", func(s Server) bool { return s.ChallengeExpiry == 2*time.Minute }},
 		{ChallengeCooldown, "off", "0s", func(s Server) bool { return s.ChallengeCooldown == 0 }},
 		{ChallengeCooldown, "45s", "45s", func(s Server) bool { return s.ChallengeCooldown == 45*time.Second }},
@@ -91,7 +93,7 @@ func TestSettingsApply(t *testing.T) {
 		{Channels, ""}, {Channels, "#games"}, {Channels, "<#12"}, {Channels, strings.Repeat("<#1> ", 1) + strings.Repeat("2 ", 0) + manyIDs(26)},
 		{Role, "<@&1> <@&2>"}, {Role, "<@1>"}, {Role, "admins"},
 		{AdminRoles, manyIDs(11)},
-		{TurnTime, "10s"}, {TurnTime, "25h"}, {ChallengeExpiry, "30s"}, {ChallengeCooldown, "2h"}, {ChallengeCooldown, "-1s"}, {TurnTime, "1.5s"}, {TurnTime, "soon"},
+		{TurnTime, "10s"}, {TurnTime, "25h"}, {GameTime, "9m"}, {GameTime, "721h"}, {GameTime, "30d"}, {ChallengeExpiry, "30s"}, {ChallengeCooldown, "2h"}, {ChallengeCooldown, "-1s"}, {TurnTime, "1.5s"}, {TurnTime, "soon"},
 		{Hints, "maybe"}, {Duels, ""}, {DefaultBoard, "6x6k4"}, {DefaultBoard, "3x3"},
 		{ChannelGames, "101"}, {UserGames, "-1"}, {UserGames, "two"}, {Language, "fr"},
 		{BoardLabels, "none"}, {BoardLabels, "minimal"},

@@ -58,6 +58,8 @@ var specs = []spec{
 	}},
 	{TurnTime, durationSetting(MinTurnTime, MaxTurnTime, func(s *Server) *time.Duration { return &s.TurnTime }),
 		func(t Texts, loc discordgo.Locale, s Server) string { return t.Duration(loc, s.TurnTime) }},
+	{GameTime, durationSetting(MinGameTime, MaxGameTime, func(s *Server) *time.Duration { return &s.GameTime }),
+		func(t Texts, loc discordgo.Locale, s Server) string { return t.Duration(loc, s.GameTime) }},
 	{ChallengeExpiry, durationSetting(MinChallengeExpiry, MaxChallengeExpiry, func(s *Server) *time.Duration { return &s.ChallengeExpiry }),
 		func(t Texts, loc discordgo.Locale, s Server) string {
 			return t.Duration(loc, s.ChallengeExpiry)

@@ -594,3 +594,38 @@ func TestE2EGomokuPuzzle(t *testing.T) {
 	}
 	e.noFailures()
 }
+
+// TestE2EWideDuel: two computer levels play a 9x9 five-in-a-row duel to
+// its end, its board a picture edited move by move.
+func TestE2EWideDuel(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t, bot.Options{RateBurst: -1, DuelStep: 5 * time.Millisecond})
+	e.sweeper(20 * time.Millisecond)
+	r, _ := e.command(alice, command.SubAIDuel, fakediscord.Option{Name: "x", Value: "easy"}, fakediscord.Option{Name: "o", Value: "random"},
+		fakediscord.Option{Name: "board", Value: "9x9k5"})
+	board := r.Message.ID
+	m, err := e.srv.WaitMessage(e.ctx, e2eChannel, func(m fakediscord.Message) bool {
+		if m.ID != board {
+			return false
+		}
+		for _, c := range m.Buttons() {
+			if id, err := e.signer.Decode(c.CustomID); err == nil && id.Action == customid.ActionRematch {
+				return true // finished
+			}
+		}
+		return false
+	})
+	if err != nil {
+		cur, _ := e.srv.Message(board)
+		t.Fatalf("the duel never finished: %v; its board: %q", err, cur.Content)
+	}
+	if len(m.Attachments) != 1 {
+		t.Fatalf("the duel's final board has %d attachments", len(m.Attachments))
+	}
+	id, _ := e.button(&m, customid.ActionRematch)
+	s, err := e.store.Game(e.ctx, id.Game)
+	if err != nil || s.Status.Live() || s.Ply() < 9 || s.Rules != "9x9k5" {
+		t.Fatalf("duel %+v, %v", s, err)
+	}
+	e.noFailures()
+}

@@ -144,3 +144,44 @@ func TestReviewGame(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReviewGame reviews a 15x15 game of 60 moves (seeded easy
+// self-play) as the bot does, 40 ms of search a position besides the
+// wins by fours.
+func BenchmarkReviewGame(b *testing.B) {
+	ctx := context.Background()
+	rules := wide.Gomoku()
+	p := wide.NewPosition(rules)
+	var moves []wide.Cell
+	x, _ := NewLevel("easy", LevelOptions{Seed: 1})
+	o, _ := NewLevel("easy", LevelOptions{Seed: 2})
+	for len(moves) < 60 && !p.Over() {
+		m := x
+		if p.ToMove() == game.O {
+			m = o
+		}
+		c, err := m.Move(ctx, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		moves, p = append(moves, c), p.Apply(c)
+	}
+	for b.Loop() {
+		if _, err := ReviewGame(ctx, rules, moves, 40*time.Millisecond); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(moves)), "moves")
+}
+
+// BenchmarkGeneratePuzzle draws a gomoku puzzle (a win by fours of 3 to 8
+// fours) for a new seed each time.
+func BenchmarkGeneratePuzzle(b *testing.B) {
+	seed := uint64(0)
+	for b.Loop() {
+		seed++
+		if _, err := GeneratePuzzle(context.Background(), wide.Gomoku(), seed); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -315,17 +315,37 @@ func reportGomoku(b *testing.B, f gomokuFlood, r *gomokuResult, load0, load1 str
 			admitted++
 		}
 	}
-	interim := 0.0
+	interim, floor := 0.0, 0.0
+	var searched time.Duration
+	for _, d := range r.search {
+		searched += d
+	}
+	for _, d := range r.budgets {
+		if d <= f.floor {
+			floor++
+		}
+	}
 	if len(r.latency) > 0 {
 		interim = 100 * float64(r.interim) / float64(len(r.latency))
+		floor = 100 * floor / float64(len(r.budgets))
 	}
+	mean := time.Duration(0)
+	if len(r.search) > 0 {
+		mean = searched / time.Duration(len(r.search))
+	}
+	busy := 0.0
+	if r.elapsed > 0 {
+		busy = 100 * searched.Seconds() / r.elapsed.Seconds() / float64(sched.DefaultWorkers())
+	}
+	b.ReportMetric(ms(mean), "search-mean-ms")
+	b.ReportMetric(busy, "workers-busy-%")
 	b.Logf("games=%d window=%s think=%s-%s moves=%d-%d budget=%s floor=%s, workers %d: %d admitted; %s; %s; "+
-		"computer's move p50 %s p99 %s max %s over %d moves (budget given p50 %s, min %s; search p50 %s p99 %s); "+
+		"computer's move p50 %s p99 %s max %s over %d moves (budget given p50 %s, min %s, %.0f%% at the floor; search p50 %s p99 %s mean %s, the workers searching %.0f%% of the time); "+
 		"queue wait p50 %s p99 %s max %s; %.0f%% of the moves waited past %s; %d games began again; people's moves %s of CPU; %s; load average %s -> %s",
 		f.games, f.window, f.thinkMin, f.thinkMax, f.movesMin, f.movesMax, f.budget, f.floor, sched.DefaultWorkers(), admitted,
 		refusalText(ss), r.told,
 		round(quantile(r.latency, 0.5)), round(quantile(r.latency, 0.99)), round(quantile(r.latency, 1)), len(r.latency),
-		round(quantile(r.budgets, 0.5)), round(quantile(r.budgets, 0)), round(quantile(r.search, 0.5)), round(quantile(r.search, 0.99)),
+		round(quantile(r.budgets, 0.5)), round(quantile(r.budgets, 0)), floor, round(quantile(r.search, 0.5)), round(quantile(r.search, 0.99)), round(mean), busy,
 		round(quantile(r.waited, 0.5)), round(quantile(r.waited, 0.99)), round(quantile(r.waited, 1)),
 		interim, gomokuPatience, r.restarts, round(r.human), round(r.elapsed), load0, load1)
 	for _, l := range sliceLines(ss) {

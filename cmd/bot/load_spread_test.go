@@ -294,8 +294,11 @@ func (t toldWaits) String() string {
 	if len(t.estimates)+t.queueFull+t.other == 0 {
 		return "no refusals logged"
 	}
-	return fmt.Sprintf("refusals logged: %d by the estimate (announced wait p50 %s, max %s), %d with the queue full, %d other",
-		len(t.estimates), round(quantile(t.estimates, 0.5)), round(quantile(t.estimates, 1)), t.queueFull, t.other)
+	est := fmt.Sprintf("%d by the estimate", len(t.estimates))
+	if len(t.estimates) > 0 {
+		est += fmt.Sprintf(" (announced wait p50 %s, max %s)", round(quantile(t.estimates, 0.5)), round(quantile(t.estimates, 1)))
+	}
+	return fmt.Sprintf("refusals logged: %s, %d with the queue full, %d other", est, t.queueFull, t.other)
 }
 
 // The reasons sched gives for a refusal, as the bot logs them.

@@ -33,16 +33,19 @@ func Example() {
 	// running 0, waiting 0, reserved 0
 }
 
-// Admit counts an admitted user's coming job as waiting, so that a burst
-// of new games is refused before it floods the queue.
+// Admit judges new work by the work really queued: a burst of new games
+// on a quiet pool is let in, up to MaxQueue, which counts the admitted
+// users whose first job is not queued yet as well as the jobs waiting.
 func ExamplePool_Admit() {
-	pool := sched.New(sched.Options{Workers: 1, MaxWait: time.Minute, MaxQueue: 1})
-	fmt.Println("alice:", pool.Admit(sched.Interactive, "alice"))
-	err := pool.Admit(sched.Interactive, "bob")
-	fmt.Println("bob:", err, errors.Is(err, sched.ErrBusy))
+	pool := sched.New(sched.Options{Workers: 1, MaxWait: time.Second, MaxQueue: 2})
+	for _, user := range []string{"alice", "bob", "carol"} {
+		err := pool.Admit(sched.Interactive, user)
+		fmt.Println(user+":", err, errors.Is(err, sched.ErrBusy))
+	}
 	// Output:
-	// alice: <nil>
-	// bob: sched: busy: 1 jobs waiting true
+	// alice: <nil> false
+	// bob: <nil> false
+	// carol: sched: busy: 0 jobs waiting and 2 reserved, at most 2 true
 }
 
 // Background work calls Yield between steps: with nothing more urgent

@@ -14,12 +14,21 @@
 // Background); within a class, servers in turn, and within a server, users
 // in turn, each user's jobs first come first served. A user never has more
 // than one job running: their next one waits, whatever the free slots.
+//
+// Admission (Admit) goes by the work really queued and by what a job
+// really costs now: the pool measures the time jobs hold their slots per
+// pressure bucket (the jobs waiting per slot when each started), since the
+// callers think less when the queue is long (see Start.Pressure), and
+// estimates a new job's wait from the jobs queued and running at the cost
+// of the current pressure. Users admitted whose first job is not queued
+// yet count only against the cap on the queue's length.
 package sched
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -60,17 +69,35 @@ const (
 	// DefaultMaxWait is the longest estimated wait at which Admit still
 	// lets new work in.
 	DefaultMaxWait = 5 * time.Second
-	// DefaultMaxQueuePerWorker bounds the jobs waiting, per slot, at
-	// which Admit refuses new work whatever the estimate.
+	// DefaultMaxQueuePerWorker bounds the jobs waiting and the admitted
+	// users with no job queued yet, per slot, at which Admit refuses new
+	// work whatever the estimate.
 	DefaultMaxQueuePerWorker = 64
 	// initialService is the service time assumed before any job has
 	// finished: about one AI move on the largest board.
 	initialService = 300 * time.Millisecond
 )
 
-// ReservationTTL is how long an admitted user's reservation counts as a
-// job waiting when no job of theirs has been queued: about the time a
-// player takes for a first move.
+// pressureBuckets is the number of buckets of pressure the service time
+// is measured in: bucket 0 is an idle queue (pressure 0), bucket k from 1
+// holds the pressures over k-1 and up to k, and the last bucket all the
+// pressures beyond. The bot's budgets are whole up to a pressure of 1 and
+// at their floors from 4, so buckets 1 and 5 up are each one cost.
+const pressureBuckets = 9
+
+// bucketOf is the bucket of the service time of a job started at
+// pressure p.
+func bucketOf(p float64) int {
+	if !(p > 0) {
+		return 0
+	}
+	return int(min(math.Ceil(p), pressureBuckets-1))
+}
+
+// ReservationTTL is how long an admitted user's reservation counts toward
+// MaxQueue when no job of theirs has been queued: about the time a player
+// takes for a first move. A reservation is not counted in the estimated
+// wait: until its job is queued it holds up nobody.
 const ReservationTTL = 10 * time.Second
 
 // ErrBusy is Admit's refusal: the queue is too long for new work.
@@ -84,12 +111,14 @@ var ErrClosed = errors.New("sched: pool closed")
 type Options struct {
 	// Workers is the number of slots; default DefaultWorkers().
 	Workers int
-	// MaxWait is the estimated wait (jobs ahead times the mean service
-	// time, over the slots) past which Admit refuses; default
-	// DefaultMaxWait.
+	// MaxWait is the estimated wait (see Pool.Wait: the jobs queued
+	// ahead and half the jobs running, each at the service time measured
+	// at the current pressure, over the slots) past which Admit refuses;
+	// default DefaultMaxWait.
 	MaxWait time.Duration
-	// MaxQueue is the number of waiting jobs at which Admit refuses
-	// whatever the estimate; default DefaultMaxQueuePerWorker per slot.
+	// MaxQueue is the number of waiting jobs and reservations (admitted
+	// users with no job queued yet) at which Admit refuses whatever the
+	// estimate; default DefaultMaxQueuePerWorker per slot.
 	MaxQueue int
 	// Now is the clock; default time.Now.
 	Now func() time.Time
@@ -135,8 +164,13 @@ type Stats struct {
 	Queued [numClasses]int
 	// Reserved counts the admitted users with no job queued yet.
 	Reserved int
-	// Service is the running mean time a job held its slot.
+	// Service is the running mean time a job held its slot, at every
+	// pressure.
 	Service time.Duration
+	// Cost is the service time measured at the current pressure (the
+	// Interactive and Batch jobs waiting per slot): what Wait counts for
+	// each job.
+	Cost time.Duration
 }
 
 // Waiting is the number of jobs waiting, all classes.
@@ -162,7 +196,10 @@ type Pool struct {
 	reserved map[string]time.Time // admitted users with no job queued yet, by when
 	queues   [numClasses]fairQueue
 	service  time.Duration // exponentially weighted mean hold time
-	closed   bool
+	// cost is the exponentially weighted mean hold time of the jobs
+	// started in each bucket of pressure (bucketOf); 0 before the first.
+	cost   [pressureBuckets]time.Duration
+	closed bool
 }
 
 // New returns a Pool with the given options.
@@ -191,7 +228,8 @@ func (p *Pool) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pruneLocked(p.now())
-	s := Stats{Workers: p.workers, Running: p.running, Service: p.service, Reserved: len(p.reserved)}
+	s := Stats{Workers: p.workers, Running: p.running, Service: p.service, Reserved: len(p.reserved),
+		Cost: p.costLocked(p.pressureLocked())}
 	for c := range p.queues {
 		s.Queued[c] = p.queues[c].n
 	}
@@ -199,17 +237,23 @@ func (p *Pool) Stats() Stats {
 }
 
 // Wait estimates how long a job of class c enqueued now would wait for a
-// slot: the jobs (and reservations) ahead of it times the mean service
-// time, over the slots.
+// slot: the jobs queued ahead of it, and half the jobs running, times the
+// service time measured at the current pressure (Stats.Cost), over the
+// slots. Reservations are not counted: until their jobs are queued they
+// hold up nobody.
+//
+// Under a steady flood the queue stays about as long and each job costs
+// about that. A queue that drains with nothing more arriving gets dearer
+// as it shortens (the callers' budgets grow back), so the estimate is then
+// short by at most the jobs of the lowest pressures at their full cost.
 func (p *Pool) Wait(c Class) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.pruneLocked(p.now())
 	return p.waitLocked(c)
 }
 
 func (p *Pool) waitLocked(c Class) time.Duration {
-	ahead := len(p.reserved)
+	ahead := 0
 	for k := Interactive; k <= c; k++ {
 		ahead += p.queues[k].n
 	}
@@ -217,28 +261,53 @@ func (p *Pool) waitLocked(c Class) time.Duration {
 		return 0
 	}
 	// The jobs running finish on average half a service time from now.
-	return time.Duration(float64(p.service) * (float64(ahead) + float64(p.running)/2) / float64(p.workers))
+	cost := p.costLocked(p.pressureLocked())
+	return time.Duration(float64(cost) * (float64(ahead) + float64(p.running)/2) / float64(p.workers))
+}
+
+// pressureLocked is the pressure a job starting now sees (Start.Pressure):
+// the Interactive and Batch jobs waiting, per slot.
+func (p *Pool) pressureLocked() float64 {
+	return float64(p.queues[Interactive].n+p.queues[Batch].n) / float64(p.workers)
+}
+
+// costLocked is the service time of a job started at pressure pr: the
+// mean measured in its bucket, else in the nearest bucket of lower
+// pressure measured (a job costs at least as much there), else the mean
+// over all pressures.
+func (p *Pool) costLocked(pr float64) time.Duration {
+	for b := bucketOf(pr); b >= 0; b-- {
+		if p.cost[b] > 0 {
+			return p.cost[b]
+		}
+	}
+	return p.service
 }
 
 // Admit reports whether a new piece of work of class c for user (a new
 // game against a slow level, a review) should be taken on: ErrBusy
-// (wrapped, with the estimate) when its wait would exceed MaxWait or the
-// queue is full. An admitted user holds a reservation, counted as a job
-// waiting, until their first job is queued or ReservationTTL has passed: a burst
-// of new games is admitted by the work it will bring, not by the empty
-// queue it finds. Work that continues something already started (the next
-// move of a running game) does not ask: it is never refused.
+// (wrapped, with the reason) when a job of class c queued now would wait
+// more than MaxWait (Wait: the work really queued and running, at what a
+// job costs at the current pressure), or when the jobs waiting and the
+// reservations reach MaxQueue.
+//
+// An admitted user holds a reservation until their first job is queued
+// or ReservationTTL has passed. Reservations count toward MaxQueue only:
+// a burst of new games on a quiet pool is let in, up to MaxQueue, and
+// their work is judged once it is queued. Work that continues something
+// already started (the next move of a running game) does not ask: it is
+// never refused.
 func (p *Pool) Admit(c Class, user string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
 	p.pruneLocked(now)
-	waiting := len(p.reserved)
+	waiting := 0
 	for k := range p.queues {
 		waiting += p.queues[k].n
 	}
-	if waiting >= p.maxQueue {
-		return fmt.Errorf("%w: %d jobs waiting", ErrBusy, waiting)
+	if waiting+len(p.reserved) >= p.maxQueue {
+		return fmt.Errorf("%w: %d jobs waiting and %d reserved, at most %d", ErrBusy, waiting, len(p.reserved), p.maxQueue)
 	}
 	if w := p.waitLocked(c); w > p.maxWait {
 		return fmt.Errorf("%w: about %s to wait, more than %s", ErrBusy, w.Round(time.Millisecond), p.maxWait)
@@ -415,6 +484,11 @@ func (p *Pool) release(t *task, held time.Duration) {
 	}
 	if held > 0 && t.job.Class != Background {
 		p.service += (held - p.service) / 8
+		if b := bucketOf(t.pressure); p.cost[b] == 0 {
+			p.cost[b] = held
+		} else {
+			p.cost[b] += (held - p.cost[b]) / 8
+		}
 	}
 	p.dispatchLocked()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -448,120 +447,6 @@ func TestServiceMean(t *testing.T) {
 	}
 	if got := p.Stats().Service; got < time.Second-time.Millisecond || got > time.Second {
 		t.Errorf("Service after many 1s jobs = %s, want about 1s", got)
-	}
-}
-
-func TestAdmitMaxWait(t *testing.T) {
-	clock := newFakeClock()
-	p := New(Options{Workers: 1, MaxWait: time.Second, MaxQueue: 100, Now: clock.Now})
-	// The service mean stays at initialService (300ms): no job ends before
-	// the checks.
-	if err := p.Admit(Interactive, "first"); err != nil {
-		t.Fatalf("Admit on an idle pool: %v", err)
-	}
-	if s := p.Stats(); s.Reserved != 1 {
-		t.Fatalf("Reserved = %d after Admit", s.Reserved)
-	}
-	// The reservation is taken by the user's first job.
-	h := hold(t, p, job(Interactive, "h", "first"))
-	if s := p.Stats(); s.Reserved != 0 {
-		t.Fatalf("Reserved = %d after the admitted user's job started", s.Reserved)
-	}
-	var qs []*queued
-	for _, u := range []string{"a", "b"} {
-		qs = append(qs, submit(t, p, context.Background(), job(Interactive, "g", u)))
-	}
-	// One running (half a service to go) and two waiting: 2.5 × 300ms.
-	if got, want := p.Wait(Interactive), 750*time.Millisecond; got != want {
-		t.Errorf("Wait = %s, want %s", got, want)
-	}
-	if err := p.Admit(Interactive, "c"); err != nil {
-		t.Fatalf("Admit at an estimate of 750ms: %v", err)
-	}
-	// c's reservation counts as a job waiting: 3.5 × 300ms > 1s.
-	if got, want := p.Wait(Interactive), 1050*time.Millisecond; got != want {
-		t.Errorf("Wait = %s, want %s", got, want)
-	}
-	err := p.Admit(Interactive, "d")
-	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "1.05s") {
-		t.Fatalf("Admit at an estimate of 1.05s = %v, want ErrBusy with the estimate", err)
-	}
-	// Background work waiting is not ahead of Interactive work.
-	qs = append(qs, submit(t, p, context.Background(), job(Background, "g", "bg1")))
-	qs = append(qs, submit(t, p, context.Background(), job(Background, "g", "bg2")))
-	if got, want := p.Wait(Batch), 1050*time.Millisecond; got != want {
-		t.Errorf("Wait(Batch) = %s, want %s", got, want)
-	}
-	if got, want := p.Wait(Background), 1650*time.Millisecond; got != want {
-		t.Errorf("Wait(Background) = %s, want %s", got, want)
-	}
-
-	// A reservation lapses after ReservationTTL.
-	clock.Advance(ReservationTTL)
-	if s := p.Stats(); s.Reserved != 1 {
-		t.Errorf("Reserved = %d just at ReservationTTL, want 1", s.Reserved)
-	}
-	clock.Advance(time.Millisecond)
-	if s := p.Stats(); s.Reserved != 0 {
-		t.Errorf("Reserved = %d after ReservationTTL", s.Reserved)
-	}
-	if err := p.Admit(Interactive, "d"); err != nil {
-		t.Errorf("Admit once c's reservation lapsed: %v", err)
-	}
-	if err := p.Admit(Background, "e"); !errors.Is(err, ErrBusy) {
-		t.Errorf("Admit(Background) with 5 ahead = %v, want ErrBusy", err)
-	}
-
-	// Drained, the pool admits again.
-	h.free(t)
-	for _, q := range qs {
-		q.finish <- nil
-		if err := recv(t, "a job to end", q.done); err != nil {
-			t.Error(err)
-		}
-	}
-	clock.Advance(ReservationTTL + time.Millisecond)
-	if s := p.Stats(); s.Reserved != 0 {
-		t.Errorf("Reserved = %d after ReservationTTL", s.Reserved)
-	}
-	if err := p.Admit(Background, "e"); err != nil {
-		t.Errorf("Admit on a drained pool: %v", err)
-	}
-}
-
-func TestAdmitMaxQueue(t *testing.T) {
-	p := New(Options{Workers: 1, MaxWait: time.Hour, MaxQueue: 3})
-	h := hold(t, p, job(Interactive, "h", "h"))
-	var qs []*queued
-	for _, u := range []string{"a", "b"} {
-		qs = append(qs, submit(t, p, context.Background(), job(Background, "g", u)))
-	}
-	if err := p.Admit(Interactive, "c"); err != nil {
-		t.Fatalf("Admit with 2 waiting of 3: %v", err)
-	}
-	// c's reservation fills the queue, whatever the class asking.
-	err := p.Admit(Interactive, "d")
-	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "3 jobs waiting") {
-		t.Fatalf("Admit with the queue full = %v, want ErrBusy", err)
-	}
-	qs = append(qs, submit(t, p, context.Background(), job(Interactive, "g", "c")))
-	if err := p.Admit(Interactive, "d"); !errors.Is(err, ErrBusy) {
-		t.Fatalf("Admit with 3 jobs waiting = %v, want ErrBusy", err)
-	}
-	// Work already admitted is never refused.
-	qs = append(qs, submit(t, p, context.Background(), job(Interactive, "g", "c")))
-
-	h.free(t)
-	for _, q := range qs {
-		q.finish <- nil
-	}
-	for _, q := range qs {
-		if err := recv(t, "a job to end", q.done); err != nil {
-			t.Error(err)
-		}
-	}
-	if err := p.Admit(Interactive, "d"); err != nil {
-		t.Errorf("Admit on a drained pool: %v", err)
 	}
 }
 

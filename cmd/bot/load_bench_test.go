@@ -32,6 +32,11 @@ import (
 //	go test -run '^$' -bench '^BenchmarkFlood$/users=1000' -benchtime=1x -timeout 60m ./cmd/bot/
 //	go test -run '^$' -bench '^BenchmarkFloodReplicas$' -benchtime=1x -timeout 60m ./cmd/bot/
 //
+// BenchmarkFloodSpread (load_spread_test.go) spreads the users' arrivals
+// over a window and has them think between clicks, as a surge of people
+// does; BenchmarkFloodGomoku (load_gomoku_test.go) brings the same surge
+// of 15x15 gomoku games to the AI queue.
+//
 // They need redis-server on the PATH and the go command (to build the
 // bot); -short skips them. -load.bin=PATH runs them against a bot binary
 // built elsewhere instead (an older commit, for a before and after);
@@ -77,6 +82,15 @@ type floodCase struct {
 	// proxy puts the round-robin proxy in front even of one replica
 	// (with several it is always there).
 	proxy bool
+	// level is every flood user's level; "" plays perfect and mcts in
+	// turn.
+	level string
+	// window, if positive, spreads the flood users' arrivals uniformly
+	// over it (instead of loadStartSpread), and each then thinks from
+	// thinkMin to thinkMax before a click (instead of not at all); see
+	// BenchmarkFloodSpread.
+	window             time.Duration
+	thinkMin, thinkMax time.Duration
 }
 
 // BenchmarkFlood floods one replica with its default settings.
@@ -166,6 +180,9 @@ func runFlood(b *testing.B, bin *loadBinary, c floodCase) {
 	load1 := loadavg()
 	res.calls = cl.fake.Calls()[callsBefore:]
 	reportFlood(b, cl, c, rec, res, before, after, settled, load0, load1)
+	if c.window > 0 {
+		reportSpread(b, cl, c, rec, before, after)
+	}
 }
 
 // runOneFlood plays one flood (iteration iter) and waits for every player.
@@ -199,10 +216,18 @@ func runOneFlood(cl *loadCluster, c floodCase, iter int, rec *loadRecorder) floo
 	}
 	start := time.Now()
 	var flood sync.WaitGroup
+	spread := loadStartSpread
+	if c.window > 0 {
+		spread = c.window
+	}
 	for i := range c.users {
-		level := "perfect"
-		if i%2 == 1 {
+		level := c.level
+		switch {
+		case level != "":
+		case i%2 == 1:
 			level = "mcts"
+		default:
+			level = "perfect"
 		}
 		p := &loadPlayer{
 			actor: fakediscord.Actor{Guild: id(guildID, i%loadGuilds), Channel: id(channelID, i),
@@ -210,14 +235,17 @@ func runOneFlood(cl *loadCluster, c floodCase, iter int, rec *loadRecorder) floo
 			rng: rand.New(rand.NewPCG(loadSeed, uint64(iter)<<32|uint64(i))),
 			opts: []fakediscord.Option{{Name: "level", Value: level}, {Name: "board", Value: "5x5k4"},
 				{Name: "first", Value: "me"}},
+			think: c.thinkMin, thinkMax: c.thinkMax,
 		}
-		delay := time.Duration(p.rng.Int64N(int64(loadStartSpread)))
+		delay := time.Duration(p.rng.Int64N(int64(spread)))
 		flood.Go(func() {
 			if pause(ctx, delay) != nil {
 				rec.end(p, endStuck)
 				return
 			}
-			rec.end(p, d.play(ctx, p))
+			e := d.play(ctx, p)
+			rec.end(p, e)
+			rec.arrived(delay, e)
 		})
 	}
 	flood.Wait()

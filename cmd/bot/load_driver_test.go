@@ -318,7 +318,9 @@ type loadSample struct {
 	haveHeap              bool
 	rss                   int64   // VmRSS from /proc, bytes; 0 if unknown
 	httpInteractions      float64 // ttt_http_interactions_total, all series
-	metricNames           []string
+	// queueWait is ttt_ai_queue_wait_seconds{class="interactive"}.
+	queueWait   histogram
+	metricNames []string
 }
 
 // sample scrapes the replica's /metrics and reads its resident set.
@@ -361,6 +363,10 @@ func (r *loadReplica) sample(ctx context.Context) (loadSample, error) {
 			s.heapInuse, s.haveHeap = v, true
 		case "ttt_http_interactions_total":
 			s.httpInteractions += v
+		case "ttt_ai_queue_wait_seconds_bucket", "ttt_ai_queue_wait_seconds_sum", "ttt_ai_queue_wait_seconds_count":
+			if strings.Contains(f[0], `class="interactive"`) {
+				s.queueWait.add(name, f[0], v)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -699,8 +705,19 @@ type loadPlayer struct {
 	rng       *rand.Rand
 	bystander bool
 	think     time.Duration // pause before each click
+	// thinkMax, if more than think, makes each pause uniform from think
+	// up to thinkMax.
+	thinkMax time.Duration
 	// opts are the options of the player's /ttt vs-ai.
 	opts []fakediscord.Option
+}
+
+// thinkTime is p's pause before a click.
+func (p *loadPlayer) thinkTime() time.Duration {
+	if p.thinkMax <= p.think {
+		return p.think
+	}
+	return p.think + time.Duration(p.rng.Int64N(int64(p.thinkMax-p.think)))
 }
 
 // How a player's game ended.
@@ -809,7 +826,7 @@ func (d *loadDriver) play(ctx context.Context, p *loadPlayer) gameEnd {
 			d.rec.fail(p, fmt.Errorf("board %s in state %d after an answer: %q", board.ID, v.state, board.Content))
 			return endError
 		}
-		if pause(ctx, p.think) != nil {
+		if pause(ctx, p.thinkTime()) != nil {
 			return d.stopped(ctx, p, ctx.Err())
 		}
 		o, err := d.click(ctx, p, board, v, v.free[p.rng.IntN(len(v.free))])
@@ -925,6 +942,21 @@ type loadRecorder struct {
 	// finishedBoards are the board messages of the flood games seen
 	// finished.
 	finishedBoards []string
+	// arrivals are the flood users' arrivals (from the start of the
+	// flood) and how their games ended.
+	arrivals []floodArrival
+}
+
+// floodArrival is when a flood user arrived and how their game ended.
+type floodArrival struct {
+	at  time.Duration
+	end gameEnd
+}
+
+func (r *loadRecorder) arrived(at time.Duration, e gameEnd) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.arrivals = append(r.arrivals, floodArrival{at: at, end: e})
 }
 
 func (r *loadRecorder) finished(board string) {

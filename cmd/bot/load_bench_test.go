@@ -149,6 +149,9 @@ type floodResult struct {
 // runFlood runs b.N floods of case c against a fresh cluster and reports.
 func runFlood(b *testing.B, bin *loadBinary, c floodCase) {
 	path := bin.get(b)
+	if *loadEnv != "" {
+		c.env = append(c.env, strings.Split(*loadEnv, ",")...)
+	}
 	load0 := loadavg()
 	cl := startLoadCluster(b, path, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

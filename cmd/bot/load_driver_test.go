@@ -66,6 +66,11 @@ const (
 // package's code.
 var loadBin = flag.String("load.bin", "", "load benchmarks: the bot binary to run (default: go build of this package)")
 
+// loadEnv sets more of the replicas' environment in BenchmarkFlood, as
+// KEY=VALUE pairs separated by commas ("AI_MAX_WAIT=2500ms"): a setting
+// measured against its default.
+var loadEnv = flag.String("load.env", "", "BenchmarkFlood: more of the replicas' environment, KEY=VALUE pairs separated by commas (AI_MAX_WAIT=2500ms)")
+
 // loadBinary is the bot binary, built once (go build, cached by the go
 // command) on first use into the directory of the top-level benchmark,
 // or the one -load.bin names.

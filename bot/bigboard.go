@@ -212,40 +212,16 @@ func (b *Bot) placeMark(ctx context.Context, c *call, s *persistence.Session, ce
 	return nil
 }
 
-// readCell reads a typed or picked cell on board: a name ("h8", any case)
-// or 0-based "row col". A cell it cannot read, or off the board, is
-// refused with the board's columns and rows.
+// readCell reads a typed or picked cell on board (as its engine reads
+// cells: a name like "h8", any case, or 0-based "row col"). A cell it
+// cannot read, or off the board, is refused with the board's columns and
+// rows.
 func readCell(board persistence.Board, s string) (row, col int, err error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	bad := func() (int, int, error) {
+	row, col, err = board.ParseCell(s)
+	if err != nil {
 		return 0, 0, &UserError{Key: keyBadCell, Vars: []string{"cell", s,
 			"last", render.CellName(board.Rows()-1, board.Cols()-1),
-			"cols", "a–" + string(rune('a'+board.Cols()-1)), "rows", "1–" + strconv.Itoa(board.Rows())},
-			Err: fmt.Errorf("%w: %q on a %dx%d board", game.ErrBadCell, s, board.Rows(), board.Cols())}
-	}
-	if t == "" {
-		return bad()
-	}
-	if t[0] >= 'a' && t[0] <= 'z' {
-		n, err := strconv.Atoi(t[1:])
-		if err != nil || t[1:] == "" || t[1] < '0' || t[1] > '9' {
-			return bad()
-		}
-		row, col = n-1, int(t[0]-'a')
-	} else {
-		f := strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == ',' })
-		if len(f) != 2 {
-			return bad()
-		}
-		var e1, e2 error
-		row, e1 = strconv.Atoi(f[0])
-		col, e2 = strconv.Atoi(f[1])
-		if e1 != nil || e2 != nil {
-			return bad()
-		}
-	}
-	if row < 0 || col < 0 || row >= board.Rows() || col >= board.Cols() {
-		return bad()
+			"cols", "a–" + string(rune('a'+board.Cols()-1)), "rows", "1–" + strconv.Itoa(board.Rows())}, Err: err}
 	}
 	return row, col, nil
 }

@@ -37,22 +37,6 @@ func (r BoardRules) String() string {
 	return r.Small.String()
 }
 
-// Rows and Cols return the board's size.
-func (r BoardRules) Rows() int {
-	if r.IsWide() {
-		return r.Wide.Rows()
-	}
-	return r.Small.Rows()
-}
-
-// Cols returns the number of columns.
-func (r BoardRules) Cols() int {
-	if r.IsWide() {
-		return r.Wide.Cols()
-	}
-	return r.Small.Cols()
-}
-
 // ParseBoardRules reads rules notation: game's when game reads it ("7x7k5",
 // "4x3xox"), else wide's ("15x15k5", "9x9k5e"). An error says what both
 // allow.
@@ -142,6 +126,19 @@ func (b Board) At(row, col int) game.Mark {
 		return b.wide.At(wide.NewCell(row, col))
 	}
 	return b.small.At(game.NewCell(row, col))
+}
+
+// ParseCell reads a cell as its engine's rules read one: a name ("h8",
+// any case) or 0-based "row col", on the board. It returns the 0-based row
+// and column, or an error wrapping game.ErrBadCell that says what is
+// allowed.
+func (b Board) ParseCell(s string) (row, col int, err error) {
+	if b.isWide {
+		c, err := b.wide.Rules().ParseCell(s)
+		return c.Row(), c.Col(), err
+	}
+	c, err := b.small.Rules().ParseCell(s)
+	return c.Row(), c.Col(), err
 }
 
 // WinCells returns the cells of the winning line as (row, col) pairs, none

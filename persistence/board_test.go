@@ -250,3 +250,30 @@ func TestGameTime(t *testing.T) {
 		t.Fatalf("the game without a whole time: %+v %v, want it live", free, err)
 	}
 }
+
+// TestBoardParseCell reads cells with each engine's own parser: names and
+// 0-based "row col", refusing what is off the board or unreadable.
+func TestBoardParseCell(t *testing.T) {
+	for _, tt := range []struct {
+		rules, cell string
+		row, col    int
+		ok          bool
+	}{
+		{"3x3k3", "b2", 1, 1, true}, {"3x3k3", "C3", 2, 2, true}, {"3x3k3", "2 0", 2, 0, true},
+		{"3x3k3", "d1", 0, 0, false}, {"3x3k3", "a0", 0, 0, false}, {"3x3k3", "", 0, 0, false},
+		{"15x15k5", "o15", 14, 14, true}, {"15x15k5", "h8", 7, 7, true}, {"15x15k5", "7,7", 7, 7, true},
+		{"15x15k5", "p3", 0, 0, false}, {"15x15k5", "a16", 0, 0, false}, {"15x15k5", "h", 0, 0, false},
+	} {
+		br, err := persistence.ParseBoardRules(tt.rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, col, err := persistence.NewBoard(br).ParseCell(tt.cell)
+		if ok := err == nil; ok != tt.ok || ok && (row != tt.row || col != tt.col) {
+			t.Errorf("%s %q: %d,%d %v; want %d,%d ok %v", tt.rules, tt.cell, row, col, err, tt.row, tt.col, tt.ok)
+		}
+		if err != nil && !errors.Is(err, game.ErrBadCell) {
+			t.Errorf("%s %q: %v, want game.ErrBadCell", tt.rules, tt.cell, err)
+		}
+	}
+}

@@ -72,11 +72,7 @@ func (b *Bot) levelsText(loc discordgo.Locale, levels []string) string {
 // moveCommand plays /ttt move cell:… in the caller's live game in the
 // channel, on any board.
 func (b *Bot) moveCommand(ctx context.Context, c *call, r command.MoveRequest) error {
-	gid, err := b.activeGame(ctx, c)
-	if err != nil {
-		return err
-	}
-	s, err := b.store.Game(ctx, gid)
+	s, err := b.activeSession(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -167,14 +163,7 @@ func (b *Bot) placeMark(ctx context.Context, c *call, s *persistence.Session, ce
 	if board.At(row, col) != game.Empty {
 		return userErr(render.KeyCellTaken)
 	}
-	next, err := b.store.PlayAt(ctx, s, c.user, row, col)
-	if errors.Is(err, persistence.ErrConflict) {
-		// Only the game's metadata (its message) may have changed since
-		// it was loaded: then the move still stands.
-		if cur, lerr := b.store.Game(ctx, s.ID); lerr == nil && cur.Ply() == s.Ply() && cur.Status == s.Status {
-			next, err = b.store.PlayAt(ctx, cur, c.user, row, col)
-		}
-	}
+	next, err := b.play(ctx, s, c.user, row, col)
 	timedOut := errors.Is(err, persistence.ErrTimedOut) && next != nil
 	if err != nil && !timedOut {
 		return err
@@ -240,13 +229,11 @@ func (b *Bot) suggestCells(ctx context.Context, c *call) error {
 		}
 	}
 	var choices []*discordgo.ApplicationCommandOptionChoice
-	if gid, err := b.store.ActiveGame(ctx, c.i.ChannelID, c.user); err == nil {
-		if s, err := b.store.Game(ctx, gid); err == nil {
-			if board, err := b.checkTurn(c, s, -1); err == nil {
-				for _, name := range render.FreeCells(s, board, nil) {
-					if strings.HasPrefix(name, typed) && len(choices) < maxSuggestions {
-						choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: name, Value: name})
-					}
+	if s, err := b.activeSession(ctx, c); err == nil {
+		if board, err := b.checkTurn(c, s, -1); err == nil {
+			for _, name := range render.FreeCells(s, board, nil) {
+				if strings.HasPrefix(name, typed) && len(choices) < maxSuggestions {
+					choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: name, Value: name})
 				}
 			}
 		}
@@ -318,12 +305,5 @@ func (b *Bot) wideAIStep(ctx context.Context, s *persistence.Session, pos wide.P
 	if owe != nil && owe() {
 		b.owe(ctx, s, s.Version+1, b.aiTimeout(seat)+oweGrace)
 	}
-	next, err := b.store.PlayAt(ctx, s, "", cell.Row(), cell.Col())
-	if errors.Is(err, persistence.ErrConflict) {
-		// Only the game's metadata (its message) may have changed.
-		if cur, lerr := b.store.Game(ctx, s.ID); lerr == nil && cur.Ply() == s.Ply() && cur.Status == s.Status {
-			next, err = b.store.PlayAt(ctx, cur, "", cell.Row(), cell.Col())
-		}
-	}
-	return next, err
+	return b.play(ctx, s, "", cell.Row(), cell.Col())
 }

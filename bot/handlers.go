@@ -116,14 +116,7 @@ func (b *Bot) clickMove(ctx context.Context, c *call, id customid.ID) error {
 	case pos.At(id.Cell) != game.Empty:
 		return userErr(render.KeyCellTaken)
 	}
-	next, err := b.store.PlayOn(ctx, s, c.user, id.Cell)
-	if errors.Is(err, persistence.ErrConflict) {
-		// Only the game's metadata (its message) may have changed since
-		// it was loaded: then the click still stands.
-		if cur, lerr := b.store.Game(ctx, id.Game); lerr == nil && len(cur.Moves) == len(s.Moves) && cur.Status == s.Status {
-			next, err = b.store.PlayOn(ctx, cur, c.user, id.Cell)
-		}
-	}
+	next, err := b.play(ctx, s, c.user, id.Cell.Row(), id.Cell.Col())
 	if errors.Is(err, persistence.ErrTimedOut) && next != nil {
 		// The move came too late and the game is lost on time: show that.
 		return b.showBoard(ctx, c, next, respUpdate, b.finish(ctx, c, next))
@@ -188,6 +181,16 @@ func (b *Bot) activeGame(ctx context.Context, c *call) (persistence.GameID, erro
 		return "", &UserError{Key: render.KeyNoGame, Err: err}
 	}
 	return gid, err
+}
+
+// activeSession loads the caller's live game in the channel;
+// render.KeyNoGame when there is none.
+func (b *Bot) activeSession(ctx context.Context, c *call) (*persistence.Session, error) {
+	gid, err := b.activeGame(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return b.store.Game(ctx, gid)
 }
 
 // stats shows a user's results in this server (globally in a direct
@@ -404,11 +407,19 @@ func (b *Bot) aiMove(ctx context.Context, s *persistence.Session, seat persisten
 	if owe != nil && owe() {
 		b.owe(ctx, s, s.Version+1, b.aiTimeout(seat)+oweGrace)
 	}
-	next, err := b.store.PlayOn(ctx, s, "", cell)
+	return b.play(ctx, s, "", cell.Row(), cell.Col())
+}
+
+// play plays the cell at row and col for by ("" for the computer) on the
+// game s as it was loaded, on either engine's board. A conflict where only
+// the game's metadata changed since (its message recorded) tries once more
+// on the stored game: the move still stands. Moves or a status that
+// changed meanwhile keep the conflict.
+func (b *Bot) play(ctx context.Context, s *persistence.Session, by string, row, col int) (*persistence.Session, error) {
+	next, err := b.store.PlayAt(ctx, s, by, row, col)
 	if errors.Is(err, persistence.ErrConflict) {
-		// Only the game's metadata (its message) may have changed.
-		if cur, lerr := b.store.Game(ctx, s.ID); lerr == nil && len(cur.Moves) == len(s.Moves) && cur.Status == s.Status {
-			next, err = b.store.PlayOn(ctx, cur, "", cell)
+		if cur, lerr := b.store.Game(ctx, s.ID); lerr == nil && cur.Ply() == s.Ply() && cur.Status == s.Status {
+			next, err = b.store.PlayAt(ctx, cur, by, row, col)
 		}
 	}
 	return next, err

@@ -41,11 +41,7 @@ func init() {
 // assisted (in the history, and in the corpus so that the human-move
 // network does not learn from it).
 func (b *Bot) hint(ctx context.Context, c *call) error {
-	gid, err := b.activeGame(ctx, c)
-	if err != nil {
-		return err
-	}
-	s, err := b.store.Game(ctx, gid)
+	s, err := b.activeSession(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -97,7 +93,7 @@ func (b *Bot) hint(ctx context.Context, c *call) error {
 	h, err := solve(ctx)
 	if err == nil {
 		// Mark first: a hint shown must never go unrecorded.
-		_, err = b.store.MarkAssisted(ctx, gid, side)
+		_, err = b.store.MarkAssisted(ctx, s.ID, side)
 	}
 	if err != nil {
 		return err // the deferral's message says so

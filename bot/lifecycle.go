@@ -205,12 +205,6 @@ func (b *Bot) editMessage(ctx context.Context, loc discordgo.Locale, s *persiste
 	return nil
 }
 
-// wideRules reports whether rules are a wide board's (past game's 8x8).
-func wideRules(rules string) bool {
-	br, err := persistence.ParseBoardRules(rules)
-	return err == nil && br.IsWide()
-}
-
 // replacedFiles is the attachments field of an edit to data: with files
 // to send, none of the message's old files is kept (a board's new picture
 // replaces the old one); without, the field is left out and they stay.
@@ -277,7 +271,7 @@ func (b *Bot) finishGame(ctx context.Context, s *persistence.Session) ([]render.
 	fg := finishedGame(s)
 	fg.Unrated = !st.Rated || s.Unrated
 	record := b.store.RecordGame
-	if wideRules(s.Rules) {
+	if persistence.IsWideRules(s.Rules) {
 		// Past 8x8 a game counts in the stats and ratings and is archived
 		// (histories, replays), but the corpus keeps game's cells and does
 		// not take it yet.

@@ -245,7 +245,7 @@ func (b *Bot) createTournamentGame(ctx context.Context, t *persistence.Tournamen
 	return b.store.CreateGame(ctx, t.Channel, persistence.Session{
 		ID: id, Rules: t.Rules, Players: seats, Guild: t.Guild, TurnTime: t.TurnTime,
 		Status: persistence.StatusActive, Tournament: t.ID, Unrated: !t.Rated,
-		Swap: wideRules(t.Rules), // a swap opening on every board past 8x8
+		Swap: persistence.IsWideRules(t.Rules), // a swap opening on every board past 8x8
 	})
 }
 

@@ -51,6 +51,13 @@ func ParseBoardRules(s string) (BoardRules, error) {
 	return BoardRules{Wide: r}, nil
 }
 
+// IsWideRules reports whether rules notation names a wide board: one
+// game refuses and game/wide reads (past 8x8, or exactly k).
+func IsWideRules(rules string) bool {
+	br, err := ParseBoardRules(rules)
+	return err == nil && br.IsWide()
+}
+
 // NewBoard returns the empty board of r.
 func NewBoard(r BoardRules) Board {
 	if r.IsWide() {

@@ -88,10 +88,7 @@ func (g *ArchivedGame) WideRecord() (wide.Record, error) {
 }
 
 // IsWide reports whether the game is on a wide board (past 8x8).
-func (g *ArchivedGame) IsWide() bool {
-	br, err := ParseBoardRules(g.Rules)
-	return err == nil && br.IsWide()
-}
+func (g *ArchivedGame) IsWide() bool { return IsWideRules(g.Rules) }
 
 // RatingChange is one player's rating around one game.
 type RatingChange struct {

@@ -275,7 +275,7 @@ func (b cmdBuilder) cellOption() *discordgo.ApplicationCommandOption {
 func (b cmdBuilder) puzzleBoardOption() *discordgo.ApplicationCommandOption {
 	o := b.boardOption()
 	for _, k := range settings.BigPresetKeys() {
-		if br, err := persistence.ParseBoardRules(k); err == nil && br.IsWide() {
+		if persistence.IsWideRules(k) {
 			o.Choices = append(o.Choices, b.choice("choice.board."+k, k))
 		}
 	}
